@@ -1,0 +1,28 @@
+"""Shanghai Rummy rules as plain data and pure functions (no web framework here)."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from .cards import JOKER, RANKS, Card, parse_card, parse_cards
+from .presets import FAMILY_7, ONLINE_11, SHANGHAI_10, SHANGHAI_RUM
+from .rotation import dealer_seat, first_player_seat, schedule
+from .scoring import hand_problems, max_hand_points, score_hand, score_keys, table_problems
+from .variants import Bonus, Decks, Key, Meld, Round, Variant
+
+VARIANTS = MappingProxyType({v.key: v for v in (FAMILY_7, SHANGHAI_RUM, SHANGHAI_10, ONLINE_11)})
+
+
+def get_variant(key: str) -> Variant:
+    """The preset with this key; ``KeyError`` names the known keys."""
+    try:
+        return VARIANTS[key]
+    except (KeyError, TypeError):
+        raise KeyError(f"unknown variant {key!r}; known: {', '.join(VARIANTS)}") from None
+
+
+__all__ = [
+    "JOKER", "RANKS", "VARIANTS", "Bonus", "Card", "Decks", "Key", "Meld", "Round", "Variant",
+    "dealer_seat", "first_player_seat", "get_variant", "hand_problems", "max_hand_points",
+    "parse_card", "parse_cards", "schedule", "score_hand", "score_keys", "table_problems",
+]

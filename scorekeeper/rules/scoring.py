@@ -1,0 +1,74 @@
+"""Points for the cards left in a hand, and the checks that keep an entered hand possible."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .cards import parse_cards
+from .variants import Decks, Round, Variant
+
+
+def _variant(variant_or_key: Variant | str) -> Variant:
+    if isinstance(variant_or_key, Variant):
+        return variant_or_key
+    from . import get_variant
+
+    return get_variant(variant_or_key)
+
+
+def score_hand(variant_or_key: Variant | str, cards: str | list[str]) -> int:
+    """Points for a leftover hand written as cards (``"9♥ 10C Joker"``)."""
+    variant = _variant(variant_or_key)
+    return sum(variant.key_for_card(card).points for card in parse_cards(cards))
+
+
+def score_keys(variant: Variant, counts: Mapping[str, int]) -> int:
+    """Points for a hand entered on the keypad: key code -> how many of that card."""
+    return sum(variant.key_by_code(code).points * n for code, n in counts.items())
+
+
+def hand_problems(
+    variant: Variant, round_: Round, decks: Decks, counts: Mapping[str, int]
+) -> list[str]:
+    """Why a keypad hand cannot have been held at the end of ``round_``; empty if it could."""
+    problems = []
+    for code, n in counts.items():
+        key = variant.key_by_code(code)
+        if n < 0:
+            problems.append(f"{key.label}: a count cannot be negative")
+            continue
+        available = variant.copies(key, decks)
+        if n > available:
+            problems.append(f"{key.label}: {n} entered, but the decks in play hold only {available}")
+    held = sum(n for n in counts.values() if n > 0)
+    most = variant.max_hand(round_)
+    if held > most:
+        problems.append(
+            f"{held} cards is more than anyone can hold in round {round_.number} "
+            f"({round_.cards_dealt} dealt + {round_.buy_limit} buys × {variant.cards_per_buy} = {most})"
+        )
+    return problems
+
+
+def table_problems(
+    variant: Variant, decks: Decks, hands: list[Mapping[str, int]]
+) -> list[str]:
+    """Cards entered across all players that the decks in play cannot hold together."""
+    totals: dict[str, int] = {}
+    for counts in hands:
+        for code, n in counts.items():
+            totals[code] = totals.get(code, 0) + max(n, 0)
+    problems = []
+    for key in variant.keys:
+        available = variant.copies(key, decks)
+        if totals.get(key.code, 0) > available:
+            problems.append(
+                f"{key.label}: {totals[key.code]} entered across all players, "
+                f"but the decks in play hold only {available}"
+            )
+    return problems
+
+
+def max_hand_points(variant: Variant, round_: Round) -> int:
+    """The most a hand could be worth in ``round_``, a ceiling for totals typed by hand."""
+    return variant.max_hand(round_) * max(k.points for k in variant.keys)

@@ -1,0 +1,272 @@
+"""The shape of a rule set: rounds, decks, buying, wild cards and the point table.
+
+A variant is plain data. It can be written to a dict (``to_dict``) and read back
+(``Variant.from_dict``) so that a game keeps a snapshot of the rules it started with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .cards import JOKER, RANKS, SUIT_DISPLAY, Card
+
+
+@dataclass(frozen=True)
+class Meld:
+    """One meld of a contract: a set (same rank) or a run (same suit, in sequence)."""
+
+    kind: str  # "set" or "run"
+    size: int
+    rank: str | None = None  # a set that must be of this rank ("two aces")
+
+    def __str__(self) -> str:
+        if self.rank:
+            plural = {"A": "Aces", "K": "Kings", "Q": "Queens", "J": "Jacks"}.get(self.rank)
+            plural = plural or self.rank + "s"
+            return f"pair of {plural}" if self.size == 2 else f"{self.size} {plural}"
+        return f"{self.kind} of {self.size}"
+
+
+@dataclass(frozen=True)
+class Round:
+    """One hand of a game: what must be laid down, how many cards are dealt, how many buys."""
+
+    number: int
+    contract: str
+    melds: tuple[Meld, ...]
+    cards_dealt: int
+    buy_limit: int
+
+    @property
+    def min_cards(self) -> int:
+        """The fewest cards that meet the contract."""
+        return sum(m.size for m in self.melds)
+
+
+@dataclass(frozen=True)
+class DeckRule:
+    """How many decks and jokers go in for a band of player counts."""
+
+    min_players: int
+    max_players: int
+    decks: int
+    jokers: int
+
+
+@dataclass(frozen=True)
+class Decks:
+    """The cards shuffled in for one game."""
+
+    decks: int
+    jokers: int
+
+    @property
+    def cards(self) -> int:
+        return self.decks * 52 + self.jokers
+
+    def __str__(self) -> str:
+        joker_word = "joker" if self.jokers == 1 else "jokers"
+        return f"{self.decks} decks + {self.jokers} {joker_word} ({self.cards} cards)"
+
+
+@dataclass(frozen=True)
+class SuitCard:
+    """A card whose value depends on its suit, e.g. black twos that are wild."""
+
+    code: str  # keypad code, e.g. "2B"
+    rank: str
+    suits: tuple[str, ...]
+    points: int
+    wild: bool
+
+    @property
+    def label(self) -> str:
+        return " ".join(f"{self.rank}{SUIT_DISPLAY[s]}" for s in self.suits)
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of the card keypad: a rank, the joker, or a suit-dependent card."""
+
+    code: str
+    label: str
+    points: int
+    copies_per_deck: int  # 0 for the joker: its copies come from the deck rule
+    wild: bool = False
+
+
+@dataclass(frozen=True)
+class Bonus:
+    """A score change for the player who went out in a special way (negative is good)."""
+
+    code: str
+    label: str
+    points: int
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A complete rule set. Numbers only; the app, PDFs and scripts read them from here."""
+
+    key: str
+    name: str
+    source: str
+    min_players: int
+    max_players: int
+    deck_rules: tuple[DeckRule, ...]
+    rounds: tuple[Round, ...]
+    cards_per_buy: int
+    points: dict[str, int] = field(hash=False)  # rank (and "JK") -> points
+    suit_cards: tuple[SuitCard, ...] = ()
+    wild_cards: str = "Jokers"
+    wild_rule: str = ""
+    joker_limits: tuple[tuple[str, int, int], ...] = ()  # (kind, size, most jokers)
+    buying: str = ""
+    down_may_buy: bool = False
+    going_out: str = ""
+    bonuses: tuple[Bonus, ...] = ()
+    can_skip_first_hand: bool = False
+    notes: tuple[str, ...] = ()
+
+    # -- players and decks ------------------------------------------------------------
+    def decks_for(self, players: int) -> Decks:
+        """Decks and jokers for ``players``; ``ValueError`` outside the preset's range."""
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(
+                f"{self.name} is for {self.min_players}–{self.max_players} players, not {players}"
+            )
+        for rule in self.deck_rules:
+            if rule.min_players <= players <= rule.max_players:
+                return Decks(rule.decks, rule.jokers)
+        raise ValueError(f"{self.name} has no deck rule for {players} players")
+
+    # -- rounds -----------------------------------------------------------------------
+    def round(self, number: int) -> Round:
+        """The round with this (1-based) number."""
+        for r in self.rounds:
+            if r.number == number:
+                return r
+        raise ValueError(f"{self.name} has no round {number}")
+
+    def hand_numbers(self, skip_first_hand: bool = False) -> list[int]:
+        """The round numbers a game plays, in order."""
+        numbers = [r.number for r in self.rounds]
+        if skip_first_hand:
+            if not self.can_skip_first_hand:
+                raise ValueError(f"{self.name} has no option to skip hand 1")
+            numbers = numbers[1:]
+        return numbers
+
+    def max_hand(self, round_: Round) -> int:
+        """Most cards a player can hold when the hand ends: dealt plus every buy."""
+        return round_.cards_dealt + round_.buy_limit * self.cards_per_buy
+
+    # -- cards and points -------------------------------------------------------------
+    @cached_property
+    def keys(self) -> tuple[Key, ...]:
+        """The keypad: one key per rank 2…A, a key per suit-dependent card, the joker."""
+        keys = []
+        for rank in RANKS:
+            special = [sc for sc in self.suit_cards if sc.rank == rank]
+            plain_suits = 4 - sum(len(sc.suits) for sc in special)
+            label = rank
+            if special:
+                taken = {s for sc in special for s in sc.suits}
+                label = " ".join(f"{rank}{SUIT_DISPLAY[s]}" for s in "SHDC" if s not in taken)
+            keys.append(Key(rank, label, self.points[rank], plain_suits))
+            for sc in special:
+                keys.append(Key(sc.code, sc.label, sc.points, len(sc.suits), sc.wild))
+        keys.append(Key(JOKER, "Joker", self.points[JOKER], 0, True))
+        return tuple(keys)
+
+    def key_by_code(self, code: str) -> Key:
+        for k in self.keys:
+            if k.code == code:
+                return k
+        raise ValueError(f"'{code}' is not a card key of {self.name}")
+
+    def key_for_card(self, card: Card) -> Key:
+        """The keypad key a physical card is entered with."""
+        if card.is_joker:
+            return self.key_by_code(JOKER)
+        for sc in self.suit_cards:
+            if sc.rank == card.rank and card.suit in sc.suits:
+                return self.key_by_code(sc.code)
+        return self.key_by_code(card.rank)
+
+    def copies(self, key: Key, decks: Decks) -> int:
+        """How many cards of this key the decks in play hold."""
+        return decks.jokers if key.code == JOKER else key.copies_per_deck * decks.decks
+
+    # -- snapshot ---------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """A JSON-ready copy of every rule, for a game's snapshot."""
+        return {
+            "key": self.key,
+            "name": self.name,
+            "source": self.source,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "deck_rules": [vars(d) for d in self.deck_rules],
+            "rounds": [
+                {
+                    "number": r.number,
+                    "contract": r.contract,
+                    "melds": [vars(m) for m in r.melds],
+                    "cards_dealt": r.cards_dealt,
+                    "buy_limit": r.buy_limit,
+                }
+                for r in self.rounds
+            ],
+            "cards_per_buy": self.cards_per_buy,
+            "points": dict(self.points),
+            "suit_cards": [
+                {**vars(sc), "suits": list(sc.suits)} for sc in self.suit_cards
+            ],
+            "wild_cards": self.wild_cards,
+            "wild_rule": self.wild_rule,
+            "joker_limits": [list(j) for j in self.joker_limits],
+            "buying": self.buying,
+            "down_may_buy": self.down_may_buy,
+            "going_out": self.going_out,
+            "bonuses": [vars(b) for b in self.bonuses],
+            "can_skip_first_hand": self.can_skip_first_hand,
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Variant:
+        """Rebuild a variant written by ``to_dict``."""
+        return cls(
+            key=data["key"],
+            name=data["name"],
+            source=data["source"],
+            min_players=data["min_players"],
+            max_players=data["max_players"],
+            deck_rules=tuple(DeckRule(**d) for d in data["deck_rules"]),
+            rounds=tuple(
+                Round(
+                    number=r["number"],
+                    contract=r["contract"],
+                    melds=tuple(Meld(**m) for m in r["melds"]),
+                    cards_dealt=r["cards_dealt"],
+                    buy_limit=r["buy_limit"],
+                )
+                for r in data["rounds"]
+            ),
+            cards_per_buy=data["cards_per_buy"],
+            points=dict(data["points"]),
+            suit_cards=tuple(
+                SuitCard(**{**sc, "suits": tuple(sc["suits"])}) for sc in data["suit_cards"]
+            ),
+            wild_cards=data["wild_cards"],
+            wild_rule=data["wild_rule"],
+            joker_limits=tuple(tuple(j) for j in data["joker_limits"]),
+            buying=data["buying"],
+            down_may_buy=data["down_may_buy"],
+            going_out=data["going_out"],
+            bonuses=tuple(Bonus(**b) for b in data["bonuses"]),
+            can_skip_first_hand=data["can_skip_first_hand"],
+            notes=tuple(data["notes"]),
+        )
