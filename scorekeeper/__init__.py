@@ -1,0 +1,74 @@
+"""Scorekeeper: a score pad for Shanghai Rummy played with real cards."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from flask import Flask
+from flask_wtf.csrf import CSRFProtect
+
+from .db import db
+
+csrf = CSRFProtect()
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _asset_dir(name: str) -> str:
+    """``templates``/``static`` sit inside an installed wheel, or beside the package in a checkout."""
+    inside = _PACKAGE / name
+    return str(inside if inside.is_dir() else _PACKAGE.parent / name)
+
+
+def _secret_key(instance_path: Path) -> str:
+    """Read the instance's secret key, creating it on first start."""
+    path = instance_path / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the app: config from the instance folder and ``SCOREKEEPER_*`` environment."""
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        template_folder=_asset_dir("templates"),
+        static_folder=_asset_dir("static"),
+    )
+    instance_path = Path(app.instance_path)
+    instance_path.mkdir(parents=True, exist_ok=True)
+    app.config.from_mapping(
+        SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance_path / 'scorekeeper.sqlite'}",
+        WTF_CSRF_TIME_LIMIT=None,  # a form may sit open for a whole hand
+    )
+    if test_config is None:
+        app.config.from_pyfile("config.py", silent=True)
+        # SCOREKEEPER_SECRET_KEY, SCOREKEEPER_DATABASE_URL, ...
+        app.config.from_prefixed_env("SCOREKEEPER")
+    else:
+        app.config.from_mapping(test_config)
+    if app.config.get("DATABASE_URL"):
+        app.config["SQLALCHEMY_DATABASE_URI"] = app.config["DATABASE_URL"]
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _secret_key(instance_path)
+
+    db.init_app(app)
+    csrf.init_app(app)
+
+    from . import errors, games, main, rounds
+
+    app.register_blueprint(main.bp)
+    app.register_blueprint(games.bp)
+    app.register_blueprint(rounds.bp)
+    errors.init_app(app)
+
+    with app.app_context():
+        db.create_all()
+    return app

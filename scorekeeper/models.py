@@ -1,0 +1,144 @@
+"""Families, players, games and the rounds they play."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from functools import cached_property
+
+from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .db import db
+from .rules import Variant
+
+IN_PROGRESS = "in_progress"
+FINISHED = "finished"
+ABANDONED = "abandoned"
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Family(db.Model):
+    """A household: everything else belongs to one."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(60))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Player(db.Model):
+    __table_args__ = (UniqueConstraint("family_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
+    name: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Game(db.Model):
+    id: Mapped[int] = mapped_column(primary_key=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
+    variant_key: Mapped[str] = mapped_column(String(40))
+    # The rules as they were when the game started: later rule changes never touch it.
+    rules: Mapped[dict] = mapped_column(JSON)
+    skip_first_hand: Mapped[bool] = mapped_column(default=False)
+    first_dealer: Mapped[int]  # seat position
+    status: Mapped[str] = mapped_column(String(20), default=IN_PROGRESS, index=True)
+    started_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    finished_at: Mapped[datetime | None]
+
+    seats: Mapped[list[Seat]] = relationship(
+        order_by="Seat.position", cascade="all, delete-orphan", back_populates="game"
+    )
+    rounds: Mapped[list[GameRound]] = relationship(
+        order_by="GameRound.position", cascade="all, delete-orphan", back_populates="game"
+    )
+
+    @cached_property
+    def variant(self) -> Variant:
+        return Variant.from_dict(self.rules)
+
+    @property
+    def players(self) -> list[Player]:
+        return [seat.player for seat in self.seats]
+
+    @property
+    def current_round(self) -> GameRound | None:
+        """The first hand not yet recorded; ``None`` once every hand is in."""
+        return next((r for r in self.rounds if r.recorded_at is None), None)
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == FINISHED
+
+
+class Seat(db.Model):
+    """A player's place at the table, clockwise from position 0."""
+
+    __table_args__ = (UniqueConstraint("game_id", "position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("player.id"), index=True)
+    position: Mapped[int]
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+    player: Mapped[Player] = relationship(lazy="joined")
+
+
+class GameRound(db.Model):
+    """One hand of a game. Rows exist from the start; ``recorded_at`` marks a scored hand."""
+
+    __tablename__ = "game_round"
+    __table_args__ = (UniqueConstraint("game_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    position: Mapped[int]  # 0-based order within the game
+    number: Mapped[int]  # the variant's round number (hand 1 may be skipped)
+    dealer: Mapped[int]  # seat position
+    recorded_at: Mapped[datetime | None]
+    # Bumped on every change of the recorded result, so a stale edit is caught.
+    version: Mapped[int] = mapped_column(default=0)
+
+    game: Mapped[Game] = relationship(back_populates="rounds")
+    results: Mapped[list[Result]] = relationship(
+        order_by="Result.position", cascade="all, delete-orphan", back_populates="round"
+    )
+
+    @property
+    def rules(self):
+        return self.game.variant.round(self.number)
+
+    def result_for(self, player_id: int) -> Result:
+        return next(r for r in self.results if r.player_id == player_id)
+
+
+class Result(db.Model):
+    """One player's part of one hand: buys, laid down, went out, cards left and points."""
+
+    __table_args__ = (UniqueConstraint("round_id", "player_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("game_round.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("player.id"), index=True)
+    position: Mapped[int]  # the player's seat, for ordering
+    buys: Mapped[int] = mapped_column(default=0)
+    laid_down: Mapped[bool] = mapped_column(default=False)
+    went_out: Mapped[bool] = mapped_column(default=False)
+    # Keypad codes as entered, e.g. "K K 5 JK"; empty when a total was typed instead.
+    cards: Mapped[str] = mapped_column(String(200), default="")
+    hand_total: Mapped[int | None]  # a total counted by hand, when cards were not entered
+    bonus_code: Mapped[str] = mapped_column(String(30), default="")
+    bonus: Mapped[int] = mapped_column(default=0)
+    points: Mapped[int] = mapped_column(default=0)
+
+    round: Mapped[GameRound] = relationship(back_populates="results")
+    player: Mapped[Player] = relationship(lazy="joined")
+
+    @property
+    def stuck(self) -> bool:
+        """Never laid down during a recorded hand."""
+        return not self.laid_down and not self.went_out

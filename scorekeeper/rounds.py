@@ -1,0 +1,132 @@
+"""End of hand: card entry, review and save; standings; edit and undo."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+
+from . import services
+from .forms import entry_form
+from .games import game_or_404
+from .models import GameRound
+from .services import RuleError
+
+bp = Blueprint("rounds", __name__, url_prefix="/games/<int:game_id>")
+
+
+def _round_or_404(game, number: int) -> GameRound:
+    round_ = next((r for r in game.rounds if r.number == number), None)
+    if round_ is None:
+        abort(404)
+    return round_
+
+
+def _stored_data(round_: GameRound) -> dict:
+    """The form's starting values: what is stored for this hand (live buys and marks included)."""
+    data = {"version": round_.version}
+    for result in round_.results:
+        hand = {"laid_down": result.laid_down, "buys": result.buys, "total": result.hand_total}
+        for code, n in services.card_counts(result.cards).items():
+            hand[f"k_{code}"] = n
+        data[f"p{result.player_id}"] = SimpleNamespace(**hand)
+        if result.went_out:
+            data["went_out"] = str(result.player_id)
+            data["bonus"] = result.bonus_code
+    return data
+
+
+@bp.route("/rounds/<int:number>/score", methods=["GET", "POST"])
+def score(game_id: int, number: int):
+    game = game_or_404(game_id)
+    round_ = _round_or_404(game, number)
+    if round_.recorded_at is None and round_ is not game.current_round:
+        flash(f"Round {game.current_round.number} comes first.", "error")
+        return redirect(url_for("games.play", game_id=game.id))
+
+    variant, players = game.variant, game.players
+    decks = variant.decks_for(len(players))
+    kwargs = {} if request.method == "POST" else _stored_data(round_)
+    form = entry_form(variant, round_.rules, decks, players, **kwargs)
+    editing = round_.recorded_at is not None
+    action = request.form.get("action")
+
+    if action != "change" and form.validate_on_submit():
+        entries = form.entries()
+        if action == "save":
+            try:
+                version = int(form.version.data)
+            except (TypeError, ValueError):
+                version = -1
+            try:
+                services.record_round(game, number, entries, version)
+            except RuleError as error:
+                flash(str(error), "error")
+                return redirect(url_for("rounds.standings", game_id=game.id))
+            if game.is_finished:
+                flash("Last hand saved: the game is over.", "success")
+                return redirect(url_for("rounds.standings", game_id=game.id))
+            flash(f"Round {number} saved.", "success")
+            if editing:
+                return redirect(url_for("rounds.standings", game_id=game.id))
+            return redirect(url_for("games.play", game_id=game.id))
+        return render_template(
+            "rounds/review.html",
+            **_review(game, round_, entries),
+            form=form,
+            game=game,
+            round=round_,
+            variant=variant,
+            editing=editing,
+        )
+    return render_template(
+        "rounds/entry.html",
+        form=form,
+        game=game,
+        round=round_,
+        rules_round=round_.rules,
+        variant=variant,
+        players=players,
+        editing=editing,
+    )
+
+
+def _review(game, round_: GameRound, entries) -> dict:
+    """Each player's points for this hand and the totals they lead to, before saving."""
+    standing = services.standings(game)
+    lines = []
+    for player, entry, old in zip(game.players, entries, round_.results):
+        points, bonus = services.hand_points(game.variant, entry)
+        before = standing.total_of(player) - (old.points if round_.recorded_at else 0)
+        lines.append(
+            SimpleNamespace(
+                player=player,
+                entry=entry,
+                keys=[(game.variant.key_by_code(c), n) for c, n in entry.counts.items()],
+                points=points,
+                bonus=bonus,
+                total=before + points,
+            )
+        )
+    low = min(line.total for line in lines)
+    return {"lines": lines, "low": low}
+
+
+@bp.get("/standings")
+def standings(game_id: int):
+    game = game_or_404(game_id)
+    return render_template(
+        "rounds/standings.html", game=game, variant=game.variant, standings=services.standings(game)
+    )
+
+
+@bp.post("/undo")
+def undo(game_id: int):
+    game = game_or_404(game_id)
+    try:
+        round_ = services.undo_last_round(game)
+    except RuleError as error:
+        flash(str(error), "error")
+        return redirect(url_for("rounds.standings", game_id=game.id))
+    flash(f"Round {round_.number} is back in play; enter its cards again when the hand ends.", "success")
+    return redirect(url_for("games.play", game_id=game.id))

@@ -1,0 +1,353 @@
+"""Reads and writes that belong together: starting games, buys, recording hands, standings.
+
+Every function that writes commits once at the end, so a refused request leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import update
+from sqlalchemy.orm import selectinload
+
+from . import rules
+from .db import db
+from .models import FINISHED, IN_PROGRESS, Family, Game, GameRound, Player, Result, Seat, utcnow
+
+DEFAULT_FAMILY_NAME = "Our family"
+
+
+class RuleError(Exception):
+    """A request the rules or the game's state refuse; the message is meant for the user."""
+
+
+# -- family and players -------------------------------------------------------------------
+
+
+def current_family() -> Family:
+    """The family using this instance (one per instance until accounts arrive)."""
+    family = db.session.execute(db.select(Family).order_by(Family.id).limit(1)).scalar()
+    if family is None:
+        family = Family(name=DEFAULT_FAMILY_NAME)
+        db.session.add(family)
+        db.session.commit()
+    return family
+
+
+def family_players(family: Family) -> list[Player]:
+    return list(
+        db.session.execute(
+            db.select(Player).where(Player.family_id == family.id).order_by(Player.name)
+        ).scalars()
+    )
+
+
+# -- games --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatChoice:
+    """A seat at the new game's table: a saved player, or a new name to save."""
+
+    player_id: int | None = None
+    new_name: str | None = None
+
+
+def start_game(
+    family: Family,
+    variant: rules.Variant,
+    seating: Sequence[SeatChoice],
+    first_dealer: int | None,
+    skip_first_hand: bool = False,
+) -> Game:
+    """Create a game with its players, seats and every hand; ``first_dealer=None`` draws one."""
+    variant.decks_for(len(seating))  # raises ValueError outside the player range
+    if first_dealer is None:
+        first_dealer = secrets.randbelow(len(seating))
+    players = []
+    for choice in seating:
+        if choice.player_id is not None:
+            player = db.session.get(Player, choice.player_id)
+            if player is None or player.family_id != family.id:
+                raise RuleError("One of the chosen players no longer exists.")
+        else:
+            player = Player(family_id=family.id, name=choice.new_name)
+            db.session.add(player)
+        players.append(player)
+
+    game = Game(
+        family_id=family.id,
+        variant_key=variant.key,
+        rules=variant.to_dict(),
+        skip_first_hand=skip_first_hand,
+        first_dealer=first_dealer,
+        status=IN_PROGRESS,
+    )
+    game.seats = [Seat(player=p, position=i) for i, p in enumerate(players)]
+    numbers = variant.hand_numbers(skip_first_hand)
+    for position, (number, dealer) in enumerate(
+        rules.schedule(numbers, first_dealer, len(players))
+    ):
+        game.rounds.append(
+            GameRound(
+                position=position,
+                number=number,
+                dealer=dealer,
+                results=[Result(player=p, position=i) for i, p in enumerate(players)],
+            )
+        )
+    db.session.add(game)
+    db.session.commit()
+    return game
+
+
+def load_game(family: Family, game_id: int) -> Game | None:
+    """The family's game with seats, rounds and results loaded in a fixed number of queries."""
+    return db.session.execute(
+        db.select(Game)
+        .where(Game.id == game_id, Game.family_id == family.id)
+        .options(selectinload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
+    ).scalar()
+
+
+def games_of(family: Family, status: str, limit: int) -> list[Game]:
+    """The family's games with this status, newest first."""
+    return list(
+        db.session.execute(
+            db.select(Game)
+            .where(Game.family_id == family.id, Game.status == status)
+            .order_by(Game.started_at.desc(), Game.id.desc())
+            .limit(limit)
+            .options(selectinload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
+        ).scalars()
+    )
+
+
+def _round(game: Game, number: int) -> GameRound:
+    for round_ in game.rounds:
+        if round_.number == number:
+            return round_
+    raise RuleError(f"This game has no round {number}.")
+
+
+def _open_round(game: Game, number: int) -> GameRound:
+    """The hand being played; buys and laying down only happen there."""
+    round_ = _round(game, number)
+    if round_.recorded_at is not None:
+        raise RuleError(f"Round {number} is already scored; buys can be changed by editing it.")
+    return round_
+
+
+def _seat_name(game: Game, player_id: int) -> str:
+    for seat in game.seats:
+        if seat.player_id == player_id:
+            return seat.player.name
+    raise RuleError("That player is not in this game.")
+
+
+def buy(game: Game, number: int, player_id: int) -> None:
+    """Count one buy, refused at the round's limit or for a player who may no longer buy."""
+    round_ = _open_round(game, number)
+    name = _seat_name(game, player_id)
+    result = round_.result_for(player_id)
+    limit = round_.rules.buy_limit
+    if result.laid_down and not game.variant.down_may_buy:
+        raise RuleError(f"{name} has laid down and may not buy any more this hand.")
+    # The limit is checked in the UPDATE itself so two phones tapping at once cannot pass it.
+    changed = db.session.execute(
+        update(Result)
+        .where(Result.id == result.id, Result.buys < limit)
+        .values(buys=Result.buys + 1)
+    ).rowcount
+    if not changed:
+        db.session.rollback()
+        raise RuleError(f"{name} has used all {limit} buys this round.")
+    db.session.commit()
+
+
+def undo_buy(game: Game, number: int, player_id: int) -> None:
+    """Take back one buy (a mistaken tap)."""
+    round_ = _open_round(game, number)
+    name = _seat_name(game, player_id)
+    result = round_.result_for(player_id)
+    changed = db.session.execute(
+        update(Result).where(Result.id == result.id, Result.buys > 0).values(buys=Result.buys - 1)
+    ).rowcount
+    if not changed:
+        db.session.rollback()
+        raise RuleError(f"{name} has no buy to take back this round.")
+    db.session.commit()
+
+
+def set_laid_down(game: Game, number: int, player_id: int, laid_down: bool) -> None:
+    """Mark whether a player has laid down the contract this hand."""
+    round_ = _open_round(game, number)
+    _seat_name(game, player_id)
+    round_.result_for(player_id).laid_down = laid_down
+    db.session.commit()
+
+
+# -- recording a hand ---------------------------------------------------------------------
+
+
+@dataclass
+class HandEntry:
+    """What the card-entry form says about one player at the end of a hand."""
+
+    player_id: int
+    went_out: bool = False
+    laid_down: bool = False
+    buys: int = 0
+    counts: Mapping[str, int] = field(default_factory=dict)
+    hand_total: int | None = None
+    bonus_code: str = ""
+
+
+def cards_text(variant: rules.Variant, counts: Mapping[str, int]) -> str:
+    """Keypad counts as the stored card list, in keypad order: ``"5 5 K JK"``."""
+    return " ".join(
+        " ".join([key.code] * counts.get(key.code, 0)) for key in variant.keys if counts.get(key.code)
+    )
+
+
+def card_counts(cards: str) -> dict[str, int]:
+    """The stored card list back as keypad counts."""
+    counts: dict[str, int] = {}
+    for code in cards.split():
+        counts[code] = counts.get(code, 0) + 1
+    return counts
+
+
+def hand_points(variant: rules.Variant, entry: HandEntry) -> tuple[int, int]:
+    """``(points, bonus)`` for one player, recomputed from the cards on the server."""
+    if entry.went_out:
+        bonus = next((b.points for b in variant.bonuses if b.code == entry.bonus_code), 0)
+        return bonus, bonus
+    if entry.hand_total is not None:
+        return entry.hand_total, 0
+    return rules.score_keys(variant, entry.counts), 0
+
+
+def record_round(game: Game, number: int, entries: Sequence[HandEntry], version: int) -> GameRound:
+    """Store (or correct) a hand's result; ``version`` is what the form was opened with.
+
+    A second submission of the same form - a double tap, another phone - finds the version
+    moved on and is refused, so a hand is never stored twice.
+    """
+    round_ = _round(game, number)
+    current = game.current_round
+    if round_.recorded_at is None and round_ is not current:
+        raise RuleError(f"Round {current.number} comes first.")
+    stamp = round_.recorded_at or utcnow()
+    changed = db.session.execute(
+        update(GameRound)
+        .where(GameRound.id == round_.id, GameRound.version == version)
+        .values(version=GameRound.version + 1, recorded_at=stamp)
+    ).rowcount
+    if not changed:
+        db.session.rollback()
+        raise RuleError(
+            f"Round {number} was saved from another tap or phone in the meantime; "
+            "this is the result that is stored."
+        )
+    variant = game.variant
+    by_player = {e.player_id: e for e in entries}
+    for result in round_.results:
+        entry = by_player[result.player_id]
+        points, bonus = hand_points(variant, entry)
+        result.went_out = entry.went_out
+        result.laid_down = entry.laid_down or entry.went_out
+        result.buys = entry.buys
+        result.cards = "" if entry.went_out or entry.hand_total is not None else cards_text(
+            variant, entry.counts
+        )
+        result.hand_total = None if entry.went_out else entry.hand_total
+        result.bonus_code = entry.bonus_code if entry.went_out else ""
+        result.bonus = bonus
+        result.points = points
+    _update_status(game)
+    db.session.commit()
+    return round_
+
+
+def undo_last_round(game: Game) -> GameRound:
+    """Take the last scored hand back into play; its buys and laid-down marks stay."""
+    recorded = [r for r in game.rounds if r.recorded_at is not None]
+    if not recorded:
+        raise RuleError("No round has been scored yet.")
+    round_ = recorded[-1]
+    round_.recorded_at = None
+    round_.version += 1
+    for result in round_.results:
+        result.went_out = False
+        result.cards = ""
+        result.hand_total = None
+        result.bonus_code = ""
+        result.bonus = 0
+        result.points = 0
+    _update_status(game)
+    db.session.commit()
+    return round_
+
+
+def _update_status(game: Game) -> None:
+    done = all(r.recorded_at is not None for r in game.rounds)
+    if done and game.status != FINISHED:
+        game.status, game.finished_at = FINISHED, utcnow()
+    elif not done and game.status == FINISHED:
+        game.status, game.finished_at = IN_PROGRESS, None
+
+
+# -- standings ----------------------------------------------------------------------------
+
+
+@dataclass
+class Cell:
+    result: Result
+    running_total: int
+
+
+@dataclass
+class Row:
+    round: GameRound
+    dealer: Player
+    cells: list[Cell] | None  # None for a hand not yet scored
+
+
+@dataclass
+class Standings:
+    players: list[Player]
+    rows: list[Row]
+    totals: list[int]
+    leaders: list[Player]  # lowest total so far; several on a tie
+    finished: bool
+
+    @property
+    def scored_rounds(self) -> int:
+        return sum(1 for row in self.rows if row.cells is not None)
+
+    def total_of(self, player: Player) -> int:
+        return self.totals[self.players.index(player)]
+
+
+def standings(game: Game) -> Standings:
+    """Per-hand points and running totals, and who leads (or won: lowest total, ties shared)."""
+    players = game.players
+    totals = [0] * len(players)
+    rows = []
+    for round_ in game.rounds:
+        dealer = players[round_.dealer]
+        if round_.recorded_at is None:
+            rows.append(Row(round_, dealer, None))
+            continue
+        cells = []
+        for i, result in enumerate(round_.results):
+            totals[i] += result.points
+            cells.append(Cell(result, totals[i]))
+        rows.append(Row(round_, dealer, cells))
+    scored = any(row.cells for row in rows)
+    low = min(totals) if scored else None
+    leaders = [p for p, t in zip(players, totals) if t == low]
+    return Standings(players, rows, totals, leaders, game.status == FINISHED)
