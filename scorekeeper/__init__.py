@@ -39,6 +39,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(
         __name__,
         instance_relative_config=True,
+        instance_path=os.environ.get("SCOREKEEPER_INSTANCE_PATH") or None,
         template_folder=_asset_dir("templates"),
         static_folder=_asset_dir("static"),
     )

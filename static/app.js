@@ -17,7 +17,7 @@
     var chosen = hand.querySelector("[data-chosen]");
     var keypad = hand.querySelector("[data-keypad]");
     var total = hand.querySelector("input[data-total]");
-    var points = hand.querySelector("[data-points]");
+    var points = hand.querySelector("[data-hand-points]");
     var order = [];
     Object.keys(inputs).forEach(function (code) {
       var n = parseInt(inputs[code].value, 10) || 0;

@@ -1,0 +1,148 @@
+"""Two rounds played by tapping, in headless Debian Chromium at phone size (390×844)."""
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from scorekeeper import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).parent / "screenshots"
+
+if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+    if os.environ.get("CI"):
+        raise RuntimeError("CI needs Debian's chromium for the browser test (.ci/run installs it)")
+    pytest.skip("Debian chromium is not installed", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    """The real app (CSRF on) served on a free loopback port for the length of one test."""
+    app = create_app(
+        {"SECRET_KEY": "browser-test", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'b.sqlite'}"}
+    )
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+@pytest.fixture
+def page(live_server):
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )
+        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                      is_mobile=True, has_touch=True)
+        page = context.new_page()
+        page.base_url = live_server
+        yield page
+        browser.close()
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def row(page, name: str):
+    return page.locator("li.player-row", has=page.locator(".name", has_text=name))
+
+
+def hand(page, name: str):
+    return page.locator("fieldset.hand", has=page.locator("legend", has_text=name))
+
+
+def test_two_rounds_by_tapping(page):
+    expect = sync_api.expect
+    page.goto(page.base_url + "/")
+    shot(page, "01-home-empty")
+    page.get_by_role("link", name="＋ New game").click()
+
+    # New game: preset, players, then seating.
+    page.get_by_label("Shanghai Rummy (10 contracts)").check()
+    page.locator("#new_players").fill("Ann, Bob, Cy, Di")
+    shot(page, "02-new-game")
+    page.get_by_role("button", name="Next: seating").click()
+    page.get_by_role("button", name="Move Di up").click()  # Ann, Bob, Di, Cy
+    expect(page.locator(".seat-name")).to_have_text(["Ann", "Bob", "Di", "Cy"])
+    page.locator(".chip-choice", has_text="Bob").click()
+    shot(page, "03-seating")
+    page.get_by_role("button", name="Start game").click()
+
+    # Round 1: Bob deals, Di (to his left) plays first.
+    expect(page.locator("h1.contract")).to_have_text("Two sets of 3")
+    expect(page.locator(".round-no")).to_contain_text("Round 1 of 10")
+    expect(page.locator(".dealer-line")).to_contain_text("Dealer Bob · Di plays first")
+    row(page, "Ann").get_by_role("button", name="Buy for Ann").click()
+    row(page, "Ann").get_by_role("button", name="Buy for Ann").click()
+    row(page, "Ann").get_by_role("button", name="Take back a buy from Ann").click()
+    row(page, "Cy").get_by_role("button", name="Buy for Cy").click()
+    expect(row(page, "Ann").locator(".buy-count")).to_have_text("1/3")
+    expect(row(page, "Cy").locator(".buy-count")).to_have_text("1/3")
+    row(page, "Di").get_by_role("button", name="Di has not laid down").click()
+    expect(row(page, "Di").locator(".btn-toggle")).to_have_text("Down ✓")
+    # Every running total is on screen without scrolling.
+    for name in ("Ann", "Bob", "Di", "Cy"):
+        box = row(page, name).locator(".total").bounding_box()
+        assert box and box["y"] + box["height"] <= 844, f"{name}'s total is below the fold"
+    page.evaluate("window.scrollTo(0, 0)")
+    shot(page, "04-round-screen")
+
+    # End of hand: Di went out; tap the others' cards.
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    page.locator(".chip-choice", has_text="Di").click()
+    ann = hand(page, "Ann")
+    for card in ("K", "K", "5"):
+        ann.locator(f"[data-add='{card}']").click()
+    expect(ann.locator("[data-hand-points]")).to_have_text("25 pts")
+    cy = hand(page, "Cy")
+    cy.locator("[data-add='JK']").click()
+    cy.locator("[data-add='A']").click()
+    cy.locator("[data-add='A']").click()
+    cy.get_by_role("button", name="Remove A").first.click()
+    expect(cy.locator("[data-hand-points]")).to_have_text("30 pts")  # joker 15 + ace 15
+    hand(page, "Bob").get_by_label("Or the total, counted by hand").fill("40")
+    expect(hand(page, "Bob").locator("[data-hand-points]")).to_have_text("40 pts")
+    expect(hand(page, "Di").locator("[data-out-note]")).to_be_visible()
+    shot(page, "05-card-entry")
+    page.get_by_role("button", name="Check points").click()
+    expect(page.locator("table.review")).to_contain_text("Ann")
+    shot(page, "06-review")
+    page.get_by_role("button", name="Save round 1").click()
+
+    # Round 2: Ann deals. Cy's buys stop at the limit.
+    expect(page.locator(".flash")).to_contain_text("Round 1 saved")
+    expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+    expect(page.locator(".dealer-line")).to_contain_text("Dealer Di · Cy plays first")
+    for _ in range(4):
+        row(page, "Cy").get_by_role("button", name="Buy for Cy").click()
+    expect(row(page, "Cy").locator(".row-message")).to_have_text("Cy has used all 3 buys this round.")
+    expect(row(page, "Cy").locator(".buy-count")).to_have_text("3/3")
+    shot(page, "07-buy-limit")
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    page.locator(".chip-choice", has_text="Ann").click()
+    bob = hand(page, "Bob")
+    for card in ("10", "J", "2"):
+        bob.locator(f"[data-add='{card}']").click()
+    hand(page, "Di").locator("[data-add='Q']").click()
+    hand(page, "Cy").locator("[data-add='JK']").click()
+    page.get_by_role("button", name="Check points").click()
+    page.get_by_role("button", name="Save round 2").click()
+
+    # Standings: Ann 25+0, Bob 40+20, Di 0+10, Cy 30+15.
+    page.get_by_role("link", name="Standings").click()
+    totals = page.locator("table.standings tfoot td.num")
+    expect(totals).to_have_text(["25", "60", "10", "45"])
+    expect(page.locator(".leader-line")).to_contain_text("Di")
+    shot(page, "08-standings")
