@@ -82,7 +82,7 @@ class SuitCard:
 
     @property
     def label(self) -> str:
-        return " ".join(f"{self.rank}{SUIT_DISPLAY[s]}" for s in self.suits)
+        return self.rank + "".join(SUIT_DISPLAY[s] for s in self.suits)
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ class Variant:
             label = rank
             if special:
                 taken = {s for sc in special for s in sc.suits}
-                label = " ".join(f"{rank}{SUIT_DISPLAY[s]}" for s in "SHDC" if s not in taken)
+                label = rank + "".join(SUIT_DISPLAY[s] for s in "SHDC" if s not in taken)
             keys.append(Key(rank, label, self.points[rank], plain_suits))
             for sc in special:
                 keys.append(Key(sc.code, sc.label, sc.points, len(sc.suits), sc.wild))
