@@ -8,6 +8,7 @@ from flask import request
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, Form, FormField, HiddenField, RadioField, StringField
 from wtforms import IntegerField as _IntegerField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired, NumberRange, Optional
 from wtforms.widgets import NumberInput
 
@@ -47,7 +48,7 @@ class NewGameForm(FlaskForm):
 
     variant = RadioField(
         "Rules",
-        choices=[(v.key, v.name) for v in rules.VARIANTS.values()],
+        choices=[SelectChoice(v.key, v.name) for v in rules.VARIANTS.values()],
         validators=[InputRequired("Choose the rules you play.")],
     )
     new_players = StringField("New players", description="Names separated by commas")
@@ -114,7 +115,7 @@ class _EntryBase(FlaskForm):
         self.players = players
         self.player_errors: dict[int, list[str]] = {p.id: [] for p in players}
         self.table_errors: list[str] = []
-        self.went_out.choices = [(str(p.id), p.name) for p in players]
+        self.went_out.choices = [SelectChoice(str(p.id), p.name) for p in players]
         return self
 
     def hand(self, player: Player):
@@ -203,7 +204,8 @@ def entry_form(variant: rules.Variant, round_: rules.Round, decks: rules.Decks, 
     attrs["went_out"] = RadioField("Who went out?", validators=[InputRequired("Choose who went out.")])
     attrs["bonus"] = RadioField(
         "How did they go out?",
-        choices=[("", "Went out normally")] + [(b.code, f"{b.label} ({b.points})") for b in variant.bonuses],
+        choices=[SelectChoice("", "Went out normally")]
+        + [SelectChoice(b.code, f"{b.label} ({b.points})") for b in variant.bonuses],
         default="",
         validate_choice=bool(variant.bonuses),
     )

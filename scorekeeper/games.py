@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from wtforms.fields.choices import SelectChoice
 
 from . import rules, services
 from .forms import NAME_MAX, NewGameForm, SeatingForm
@@ -59,8 +60,8 @@ def _seats_from_request(family) -> list[tuple[str, str]] | None:
 
 
 def _render_seating(form: SeatingForm, variant: rules.Variant, seats):
-    form.first_dealer.choices = [("random", "Random")] + seats
-    if form.first_dealer.data not in {t for t, _ in form.first_dealer.choices}:
+    form.first_dealer.choices = [SelectChoice("random", "Random")] + [SelectChoice(t, n) for t, n in seats]
+    if form.first_dealer.data not in {c.value for c in form.first_dealer.choices}:
         form.first_dealer.data = "random"
     return render_template("games/seating.html", form=form, variant=variant, seats=seats)
 
