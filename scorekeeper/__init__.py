@@ -63,12 +63,14 @@ def create_app(test_config: dict | None = None) -> Flask:
     db.init_app(app)
     csrf.init_app(app)
 
-    from . import errors, games, main, rounds
+    from . import cli, errors, games, main, prints, rounds
 
     app.register_blueprint(main.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(rounds.bp)
+    app.register_blueprint(prints.bp)
     errors.init_app(app)
+    cli.init_app(app)
 
     with app.app_context():
         db.create_all()

@@ -9,12 +9,12 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, Form, FormField, HiddenField, RadioField, StringField
 from wtforms import IntegerField as _IntegerField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import InputRequired, NumberRange, Optional
+from wtforms.validators import InputRequired, NumberRange, Optional, ValidationError
 from wtforms.widgets import NumberInput
 
 from . import rules
 from .models import Player
-from .services import HandEntry
+from .services import HandEntry, is_number
 
 NAME_MAX = 40
 
@@ -34,6 +34,21 @@ class IntegerField(_IntegerField):
             self.data = None
             raise ValueError("Enter a whole number.") from None
 
+    def validate(self, form, extra_validators=()):
+        # Text that is not a number gets one message, not range complaints about nothing.
+        if self.process_errors:
+            self.errors = list(self.process_errors)
+            return False
+        return super().validate(form, extra_validators)
+
+
+class ChoiceField(RadioField):
+    """Radio buttons that say what to do when the posted value is not one of them."""
+
+    def pre_validate(self, form):
+        if self.data and self.data not in {c.value for c in self.choices}:
+            raise ValidationError(f"Choose one of the options shown for “{self.label.text}”.")
+
 
 def split_names(text: str) -> list[str]:
     """Names typed into one box, separated by commas or new lines."""
@@ -46,7 +61,7 @@ def split_names(text: str) -> list[str]:
 class NewGameForm(FlaskForm):
     """Step 1: the preset and who is playing."""
 
-    variant = RadioField(
+    variant = ChoiceField(
         "Rules",
         choices=[SelectChoice(v.key, v.name) for v in rules.VARIANTS.values()],
         validators=[InputRequired("Choose the rules you play.")],
@@ -65,7 +80,7 @@ class NewGameForm(FlaskForm):
         by_name = {p.name.casefold(): p for p in self.saved_players}
         chosen = []
         for raw in request.form.getlist("player"):
-            if raw.isdigit() and int(raw) in by_id and int(raw) not in chosen:
+            if is_number(raw) and int(raw) in by_id and int(raw) not in chosen:
                 chosen.append(int(raw))
         self.chosen_ids = chosen
         seating = [(f"p:{pid}", by_id[pid].name) for pid in chosen]

@@ -46,7 +46,7 @@ def _seats_from_request(family) -> list[tuple[str, str]] | None:
             # Saved meanwhile (e.g. from another phone): seat the saved player.
             kind, value = "p", str(saved_names[value.casefold()].id)
             token = f"p:{value}"
-        if kind == "p" and value.isdigit() and int(value) in saved:
+        if kind == "p" and services.is_number(value) and int(value) in saved:
             name = saved[int(value)].name
         elif kind == "n" and 0 < len(value) <= NAME_MAX and value == value.strip():
             name = value
@@ -79,7 +79,7 @@ def seating():
     move = request.form.get("move", "")
     if move:
         direction, _, index = move.partition(":")
-        i = int(index) if index.isdigit() else -1
+        i = int(index) if services.is_number(index) else -1
         j = i - 1 if direction == "up" else i + 1
         if 0 <= i < len(seats) and 0 <= j < len(seats):
             seats[i], seats[j] = seats[j], seats[i]
@@ -141,11 +141,14 @@ def play(game_id: int):
 def _player_action(game_id: int, number: int, action) -> object:
     game = game_or_404(game_id)
     player_id = request.form.get("player", type=int)
+    seated = player_id in {seat.player_id for seat in game.seats}
     try:
         action(game, number, player_id)
     except RuleError as error:
-        flash(str(error), f"player-{player_id}" if player_id else "error")
-    return redirect(url_for("games.play", game_id=game.id, _anchor=f"player-{player_id}"))
+        # Shown in the player's row when there is one, else at the top of the page.
+        flash(str(error), f"player-{player_id}" if seated else "error")
+    anchor = f"player-{player_id}" if seated else None
+    return redirect(url_for("games.play", game_id=game.id, _anchor=anchor))
 
 
 @bp.post("/<int:game_id>/rounds/<int:number>/buy")

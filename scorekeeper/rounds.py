@@ -54,21 +54,22 @@ def score(game_id: int, number: int):
     if action != "change" and form.validate_on_submit():
         entries = form.entries()
         if action == "save":
-            try:
-                version = int(form.version.data)
-            except (TypeError, ValueError):
+            raw_version = form.version.data or ""
+            version = int(raw_version) if services.is_number(raw_version) else -1
+            if version > services.MAX_ID:
                 version = -1
             try:
                 services.record_round(game, number, entries, version)
             except RuleError as error:
                 flash(str(error), "error")
                 return redirect(url_for("rounds.standings", game_id=game.id))
+            if editing:
+                flash(f"Round {number} updated.", "success")
+                return redirect(url_for("rounds.standings", game_id=game.id))
             if game.is_finished:
                 flash("Last hand saved: the game is over.", "success")
                 return redirect(url_for("rounds.standings", game_id=game.id))
             flash(f"Round {number} saved.", "success")
-            if editing:
-                return redirect(url_for("rounds.standings", game_id=game.id))
             return redirect(url_for("games.play", game_id=game.id))
         return render_template(
             "rounds/review.html",

@@ -103,8 +103,18 @@ def start_game(
     return game
 
 
+MAX_ID = 2**63 - 1  # the largest integer the database stores
+
+
+def is_number(text: str) -> bool:
+    """Plain ASCII digits only (``"²".isdigit()`` is true but ``int("²")`` fails)."""
+    return text.isascii() and text.isdigit()
+
+
 def load_game(family: Family, game_id: int) -> Game | None:
     """The family's game with seats, rounds and results loaded in a fixed number of queries."""
+    if not 0 < game_id <= MAX_ID:
+        return None
     return db.session.execute(
         db.select(Game)
         .where(Game.id == game_id, Game.family_id == family.id)
@@ -137,6 +147,8 @@ def _open_round(game: Game, number: int) -> GameRound:
     round_ = _round(game, number)
     if round_.recorded_at is not None:
         raise RuleError(f"Round {number} is already scored; buys can be changed by editing it.")
+    if round_ is not game.current_round:
+        raise RuleError(f"Round {number} has not started yet; round {game.current_round.number} is being played.")
     return round_
 
 
@@ -248,6 +260,8 @@ def record_round(game: Game, number: int, entries: Sequence[HandEntry], version:
     ).rowcount
     if not changed:
         db.session.rollback()
+        if round_.recorded_at is None:
+            raise RuleError(f"That form for round {number} was out of date, so nothing was saved. Enter the hand again.")
         raise RuleError(
             f"Round {number} was saved from another tap or phone in the meantime; "
             "this is the result that is stored."

@@ -1,10 +1,9 @@
 """Fixtures: an app on a fresh SQLite database per test, its client and CLI runner."""
 
-import re
-
 import pytest
 
 from scorekeeper import create_app
+from tests.helpers import strict_client
 
 
 @pytest.fixture
@@ -22,18 +21,10 @@ def app(tmp_path):
 
 @pytest.fixture
 def client(app):
-    return app.test_client()
+    """A test client on which any 500 answer fails the test where it happens."""
+    return strict_client(app)
 
 
 @pytest.fixture
 def runner(app):
     return app.test_cli_runner()
-
-
-def page_text(response) -> str:
-    """The visible text of an HTML response, whitespace collapsed, for readable assertions."""
-    html = response.get_data(as_text=True)
-    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
-    text = re.sub(r"<[^>]+>", " ", html)
-    text = text.replace("&amp;", "&").replace("&#39;", "'").replace("&quot;", '"')
-    return " ".join(text.split())

@@ -10,6 +10,7 @@ from collections import Counter
 from html.parser import HTMLParser
 
 from flask.testing import FlaskClient
+from werkzeug.datastructures import MultiDict
 
 from scorekeeper.db import db
 from scorekeeper.models import Game, GameRound, Player, Result, Seat
@@ -18,7 +19,7 @@ VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
 
 
 def text_of(response_or_html) -> str:
-    """Visible text, whitespace collapsed (like ``conftest.page_text``, also for HTML strings)."""
+    """Visible text of a response or an HTML string, whitespace collapsed."""
     html = response_or_html if isinstance(response_or_html, str) else response_or_html.get_data(as_text=True)
     html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
     text = re.sub(r"<[^>]+>", " ", html)
@@ -202,10 +203,28 @@ def round_data(ids: dict[str, int], went_out: str | None, hands: dict, version, 
     return data
 
 
+def opened_form(client, game_id: int, number: int) -> tuple[int, dict[str, str]]:
+    """Open the card entry: its version, and the buys and laid-down marks it starts with."""
+    page = client.get(score_url(game_id, number))
+    assert page.status_code == 200, text_of(page)
+    kept = {}
+    for field in inputs(page):
+        name = field.get("name", "")
+        if name.endswith("-buys"):
+            kept[name] = field.get("value", "")
+        elif name.endswith("-laid_down") and "checked" in field:
+            kept[name] = "y"
+    return int(input_value(page, "version")), kept
+
+
 def record(client, ids, game_id: int, number: int, went_out: str, hands: dict, **kwargs):
-    """Open the card entry for ``number``, then save it; returns the save response (a redirect)."""
-    version = version_of(client, game_id, number)
-    response = client.post(score_url(game_id, number), data=round_data(ids, went_out, hands, version, **kwargs))
+    """Open the card entry for ``number``, fill in the hands, save; returns the save response.
+
+    Buys and laid-down marks counted on the round screen stay as the form shows them.
+    """
+    version, kept = opened_form(client, game_id, number)
+    data = {**kept, **round_data(ids, went_out, hands, version, **kwargs)}
+    response = client.post(score_url(game_id, number), data=data)
     assert response.status_code == 302, text_of(response)
     return response
 
@@ -276,3 +295,32 @@ def db_snapshot(app) -> dict[str, list[tuple]]:
             )
             for table in db.metadata.sorted_tables
         }
+
+
+# -- the review step -----------------------------------------------------------------------
+
+
+def review_lines(response) -> dict[str, tuple[int, int]]:
+    """The review table: ``{name: (points this hand, total after it)}``."""
+    html = response.get_data(as_text=True)
+    rows = re.findall(
+        r'<th scope="row">(.*?)</th>.*?<td class="num"><b>(-?\d+)</b></td>\s*<td class="num">(-?\d+)</td>',
+        html, flags=re.S,
+    )
+    return {name: (int(points), int(total)) for name, points, total in rows}
+
+
+def carried_fields(response) -> list[tuple[str, str]]:
+    """The hidden fields the review page sends back with Save or Change."""
+    return [(f["name"], f.get("value", "")) for f in inputs(response)
+            if f.get("type") == "hidden" and f.get("name")]
+
+
+def review_then_save(client, game_id: int, number: int, data: dict):
+    """Press 'Check points', then 'Save' on the review page, as a player does."""
+    review = client.post(score_url(game_id, number), data={**data, "action": "review"})
+    assert review.status_code == 200, text_of(review)
+    assert f"Check round {number}" in text_of(review), text_of(review)
+    saved = client.post(score_url(game_id, number), data=MultiDict(carried_fields(review) + [("action", "save")]))
+    assert saved.status_code == 302, text_of(saved)
+    return review, saved

@@ -1,0 +1,92 @@
+"""Command line: print score sheets and rule cards without a browser."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import click
+from flask.cli import with_appcontext
+
+from . import printing
+from .db import db
+from .models import Family, Game
+from .services import is_number
+
+DEFAULT_COLUMNS = 4  # a blank sheet without --players has room for a usual table
+PAPER = click.option("--paper", type=click.Choice(printing.PAPERS), default="letter", show_default=True)
+OUTPUT = click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+
+
+def _write(document: printing.Document, output: Path) -> None:
+    """Render, then move into place, so a failure never leaves a partial file."""
+    pdf = printing.render(document)
+    folder = output.parent if str(output.parent) else Path(".")
+    if not folder.is_dir():
+        raise click.ClickException(f"The folder {folder} does not exist.")
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".pdf.part")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(pdf)
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    click.echo(f"Wrote {output} ({document.filename}, {len(pdf):,} bytes).")
+
+
+@click.command("sheet")
+@with_appcontext
+@click.option("--variant", help="Preset key for a blank sheet, e.g. shanghai-10.")
+@click.option("--players", help='Names, "Ann,Bob,Cy", or a number of players.')
+@click.option("--first-dealer", help="Name of the player who deals round 1.")
+@click.option("--game", type=int, help="Game id for a filled sheet.")
+@PAPER
+@OUTPUT
+def sheet_command(variant, players, first_dealer, game, paper, output):
+    """Print a blank score sheet for a preset, or a filled one for a game."""
+    try:
+        if (variant is None) == (game is None):
+            raise printing.PrintError("Give either --variant KEY (blank sheet) or --game ID (filled sheet).")
+        if game is not None:
+            if players or first_dealer:
+                raise printing.PrintError("--players and --first-dealer go with --variant, not --game.")
+            record = db.session.get(Game, game)
+            if record is None:
+                raise printing.PrintError(f"There is no game {game}.")
+            family = db.session.get(Family, record.family_id)
+            sheet = printing.filled_sheet(record, family.name)
+        else:
+            spec = (players or "").strip()
+            names: list[str] | int
+            if is_number(spec) and len(spec) < 4:
+                names = int(spec)
+            elif spec:
+                names = [n for n in spec.split(",") if n.strip()]
+            else:
+                names = DEFAULT_COLUMNS
+            sheet = printing.blank_sheet(variant, names, first_dealer=first_dealer)
+        document = printing.sheet_document(sheet, paper)
+    except printing.PrintError as error:
+        raise click.ClickException(str(error)) from None
+    _write(document, output)
+
+
+@click.command("rulecard")
+@with_appcontext
+@click.option("--variant", required=True, help="Preset key, e.g. family-7.")
+@PAPER
+@OUTPUT
+def rulecard_command(variant, paper, output):
+    """Print a one-page rule card for a preset."""
+    try:
+        document = printing.rule_card_document(printing.rule_card(variant), paper)
+    except printing.PrintError as error:
+        raise click.ClickException(str(error)) from None
+    _write(document, output)
+
+
+def init_app(app) -> None:
+    app.cli.add_command(sheet_command)
+    app.cli.add_command(rulecard_command)

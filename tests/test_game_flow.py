@@ -1,0 +1,596 @@
+"""Whole games through the pages a phone uses: new game, buys, card entry, review, standings,
+edit and undo.
+
+Every expected score below is worked out by hand from the point tables in
+shared/rules/variants.md, with the arithmetic in a comment, so a wrong table or a wrong sum in
+the app shows up as a wrong number here. Hands are written as keypad codes: 2..10 J Q K A,
+JK (joker), 2B (black two, shanghai-rum), 2C (two of clubs, online-11); an int is a total
+counted by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import (
+    buys_of,
+    dealers,
+    db_snapshot,
+    element_text,
+    game_status,
+    input_value,
+    new_game,
+    opened_form,
+    player_ids,
+    record,
+    review_lines,
+    review_then_save,
+    round_data,
+    score_url,
+    stored_points,
+    text_of,
+    version_of,
+)
+from scorekeeper.db import db
+from scorekeeper.models import Game
+
+
+def play_rounds(client, app, game_id: int, rounds, dealt_by: list[tuple[int, str]]):
+    """Record every round through 'Check points' and 'Save', checking points as we go.
+
+    ``rounds`` holds ``(number, went out, hands, expected points[, bonus])``; ``dealt_by`` the
+    dealer of each round, which the round screen must name before the cards are entered.
+    """
+    ids = player_ids(app, game_id)
+    expected_dealer = dict(dealt_by)
+    saved = None
+    for number, went_out, hands, expected, *bonus in rounds:
+        screen = text_of(client.get(f"/games/{game_id}"))
+        assert f"Round {number} of" in screen
+        assert f"Dealer {expected_dealer[number]}" in screen
+        version, kept = opened_form(client, game_id, number)
+        data = {**kept, **round_data(ids, went_out, hands, version, bonus=bonus[0] if bonus else None,
+                                     laid_down=[went_out])}
+        review, saved = review_then_save(client, game_id, number, data)
+        assert {name: pts for name, (pts, _) in review_lines(review).items()} == expected, f"review of round {number}"
+        assert stored_points(app, game_id)[number] == expected, f"stored points of round {number}"
+    return saved
+
+
+def finished_standings(client, game_id: int, last_save) -> str:
+    """Follow the last save: it lands on the standings with the result."""
+    assert last_save.headers["Location"] == f"/games/{game_id}/standings"
+    page = client.get(last_save.headers["Location"])
+    assert page.status_code == 200
+    text = text_of(page)
+    assert "Last hand saved: the game is over." in text
+    return text
+
+
+# -- 1. four complete games -------------------------------------------------------------------
+
+# family-7: 2–9 = 5 · 10 J Q K = 10 · A = 15 · Joker = 20. Hand 1 skipped: rounds 2–7.
+FAMILY_7_ROUNDS = [
+    (2, "Ann", {"Bob": "K K 5",        # 10+10+5 = 25
+                "Cy": "9 10 A JK",     # 5+10+15+20 = 50 (the worked example in variants.md)
+                "Di": "2 3"},          # 5+5 = 10
+     {"Ann": 0, "Bob": 25, "Cy": 50, "Di": 10}),
+    (3, "Bob", {"Ann": "Q",            # 10
+                "Cy": 42,              # counted by hand
+                "Di": "JK JK 7"},      # 20+20+5 = 45
+     {"Ann": 10, "Bob": 0, "Cy": 42, "Di": 45}),
+    (4, "Cy", {"Ann": "A A",           # 15+15 = 30
+               "Bob": "4 4 4",         # 5+5+5 = 15
+               "Di": "J 10"},          # 10+10 = 20
+     {"Ann": 30, "Bob": 15, "Cy": 0, "Di": 20}),
+    (5, "Di", {"Ann": "8",             # 5
+               "Bob": "K",             # 10
+               "Cy": "A JK"},          # 15+20 = 35
+     {"Ann": 5, "Bob": 10, "Cy": 35, "Di": 0}),
+    (6, "Ann", {"Bob": "6 6",          # 5+5 = 10
+                "Cy": "Q Q",           # 10+10 = 20
+                "Di": "5"},            # 5
+     {"Ann": 0, "Bob": 10, "Cy": 20, "Di": 5}),
+    (7, "Bob", {"Ann": "JK",           # 20
+                "Cy": "3",             # 5
+                "Di": "A K"},          # 15+10 = 25
+     {"Ann": 20, "Bob": 0, "Cy": 5, "Di": 25}),
+]
+# Ann 0+10+30+5+0+20 = 65 · Bob 25+0+15+10+10+0 = 60 · Cy 50+42+0+35+20+5 = 152 · Di 10+45+20+0+5+25 = 105
+
+
+def test_family_7_skipping_hand_1_plays_rounds_2_to_7_and_lowest_total_wins(client, app):
+    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy", "Di"], first_dealer="Cy",
+                       skip_first_hand=True)
+    first = text_of(client.get(f"/games/{game_id}"))
+    assert "Round 2 of 7 (hand 1 skipped)" in first
+    assert "Dealer Cy · Di plays first" in first
+    assert "4 buys of 2 cards" in first
+
+    # Seats clockwise Ann, Bob, Cy, Di; Cy deals the first hand played, then the deal moves left.
+    expected_dealers = [(2, "Cy"), (3, "Di"), (4, "Ann"), (5, "Bob"), (6, "Cy"), (7, "Di")]
+    assert dealers(app, game_id) == expected_dealers
+    assert client.get(score_url(game_id, 1)).status_code == 404  # there is no hand 1 in this game
+
+    last = play_rounds(client, app, game_id, FAMILY_7_ROUNDS, expected_dealers)
+
+    text = finished_standings(client, game_id, last)
+    assert "Total 65 60 152 105" in text
+    assert "🏆 Bob wins" in text
+    assert "with 60 points, the lowest total after 6 rounds" in text
+    assert game_status(app, game_id) == "finished"
+    assert sorted(stored_points(app, game_id)) == [2, 3, 4, 5, 6, 7]
+    # A finished game has no round screen any more: it shows the result.
+    assert client.get(f"/games/{game_id}").headers["Location"] == f"/games/{game_id}/standings"
+
+
+# shanghai-rum: 2–10 = 5 (red twos too) · J Q K = 10 · A = 15 · Joker = 25 · black 2 (2B) = 50.
+SHANGHAI_RUM_ROUNDS = [
+    (1, "Bob", {"Ann": "2 2B K",       # red 2 + black 2 + K = 5+50+10 = 65 (worked example)
+                "Cy": "10 JK"},        # 5+25 = 30
+     {"Ann": 65, "Bob": 0, "Cy": 30}),
+    (2, "Cy", {"Ann": "3",             # 5
+               "Bob": "2B 2B"},        # 50+50 = 100
+     {"Ann": 5, "Bob": 100, "Cy": 0}),
+    (3, "Ann", {"Bob": "A",            # 15
+                "Cy": 30},             # counted by hand
+     {"Ann": 0, "Bob": 15, "Cy": 30}),
+    (4, "Ann", {"Bob": "J Q",          # 10+10 = 20
+                "Cy": "5 5"},          # 5+5 = 10
+     {"Ann": 0, "Bob": 20, "Cy": 10}),
+    (5, "Bob", {"Ann": "JK",           # 25
+                "Cy": "K K"},          # 10+10 = 20
+     {"Ann": 25, "Bob": 0, "Cy": 20}),
+    (6, "Cy", {"Ann": "4",             # 5
+               "Bob": "9"},            # 5
+     {"Ann": 5, "Bob": 5, "Cy": 0}),
+    (7, "Ann", {"Bob": "6 7",          # 5+5 = 10
+                "Cy": "A"},            # 15
+     {"Ann": 0, "Bob": 10, "Cy": 15}),
+    (8, "Bob", {"Ann": "Q",            # 10
+                "Cy": "2"},            # a red two is natural: 5
+     {"Ann": 10, "Bob": 0, "Cy": 5}),
+    (9, "Cy", {"Ann": "8 8",           # 5+5 = 10
+               "Bob": "10 10 10"},     # tens are 5 here: 5+5+5 = 15
+     {"Ann": 10, "Bob": 15, "Cy": 0}),
+    (10, "Ann", {"Bob": "K",           # 10
+                 "Cy": "J"},           # 10
+     {"Ann": 0, "Bob": 10, "Cy": 10}),
+]
+# Ann 65+5+0+0+25+5+0+10+10+0 = 120 · Bob 0+100+15+20+0+5+10+0+15+10 = 175
+# Cy 30+0+30+10+20+0+15+5+0+10 = 120  -> Ann and Cy share the win
+
+
+def test_shanghai_rum_black_twos_and_a_shared_win(client, app):
+    game_id = new_game(client, "shanghai-rum", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    assert "2 buys of 3 cards" in text_of(client.get(f"/games/{game_id}"))
+    expected_dealers = [(1, "Ann"), (2, "Bob"), (3, "Cy"), (4, "Ann"), (5, "Bob"),
+                        (6, "Cy"), (7, "Ann"), (8, "Bob"), (9, "Cy"), (10, "Ann")]
+    assert dealers(app, game_id) == expected_dealers
+
+    last = play_rounds(client, app, game_id, SHANGHAI_RUM_ROUNDS, expected_dealers)
+
+    text = finished_standings(client, game_id, last)
+    assert "Total 120 175 120" in text
+    assert "🏆 Shared win: Ann & Cy" in text
+    assert "with 120 points, the lowest total after 10 rounds" in text
+    assert game_status(app, game_id) == "finished"
+    home = text_of(client.get("/"))
+    assert "🏆 Ann & Cy — 120" in home
+
+
+# shanghai-10: 2–10 = 5 · J Q K = 10 · A = 15 · Joker = 15; going out blind −25, no joker −50.
+SHANGHAI_10_ROUNDS = [
+    (1, "Ann", {"Bob": "10 JK A",      # 5+15+15 = 35 (worked example)
+                "Cy": "K"},            # 10
+     {"Ann": 0, "Bob": 35, "Cy": 10}, ""),
+    (2, "Bob", {"Ann": "Q Q",          # 10+10 = 20
+                "Cy": "3 4"},          # 5+5 = 10
+     {"Ann": 20, "Bob": -25, "Cy": 10}, "blind"),           # Bob out blind with a joker: −25
+    (3, "Cy", {"Ann": "A",             # 15
+               "Bob": 25},             # counted by hand
+     {"Ann": 15, "Bob": 25, "Cy": -50}, "blind-no-joker"),  # Cy out blind, no joker: −50
+    (4, "Ann", {"Bob": "7",            # 5
+                "Cy": "J"},            # 10
+     {"Ann": 0, "Bob": 5, "Cy": 10}, ""),
+    (5, "Bob", {"Ann": "9 9",          # 5+5 = 10
+                "Cy": "JK"},           # 15
+     {"Ann": 10, "Bob": 0, "Cy": 15}, ""),
+    (6, "Cy", {"Ann": "K",             # 10
+               "Bob": "2 2"},          # 5+5 = 10
+     {"Ann": 10, "Bob": 10, "Cy": 0}, ""),
+    (7, "Ann", {"Bob": "5",            # 5
+                "Cy": "A A"},          # 15+15 = 30
+     {"Ann": 0, "Bob": 5, "Cy": 30}, ""),
+    (8, "Bob", {"Ann": "6",            # 5
+                "Cy": "10"},           # 5
+     {"Ann": 5, "Bob": 0, "Cy": 5}, ""),
+    (9, "Cy", {"Ann": "J",             # 10
+               "Bob": "8 8 8"},        # 5+5+5 = 15
+     {"Ann": 10, "Bob": 15, "Cy": 0}, ""),
+    (10, "Ann", {"Bob": "Q",           # 10
+                 "Cy": "4"},           # 5
+     {"Ann": -50, "Bob": 10, "Cy": 5}, "blind-no-joker"),   # Ann out blind, no joker: −50
+]
+# Ann 0+20+15+0+10+10+0+5+10−50 = 20 · Bob 35−25+25+5+0+10+5+0+15+10 = 80
+# Cy 10+10−50+10+15+0+30+5+0+5 = 35
+
+
+def test_shanghai_10_blind_bonuses_are_subtracted(client, app):
+    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Bob")
+    expected_dealers = [(1, "Bob"), (2, "Cy"), (3, "Ann"), (4, "Bob"), (5, "Cy"),
+                        (6, "Ann"), (7, "Bob"), (8, "Cy"), (9, "Ann"), (10, "Bob")]
+    assert dealers(app, game_id) == expected_dealers
+
+    last = play_rounds(client, app, game_id, SHANGHAI_10_ROUNDS, expected_dealers)
+
+    text = finished_standings(client, game_id, last)
+    assert "Total 20 80 35" in text
+    assert "🏆 Ann wins" in text
+    assert "with 20 points" in text
+    assert game_status(app, game_id) == "finished"
+
+
+# online-11: 2–9 face value · 10 J Q K = 10 · A = 20 · Joker = 50 · 2♣ (2C) = 50; other 2s = 2.
+ONLINE_11_ROUNDS = [
+    (1, "Ann", {"Bob": "7 2 2C A",     # 7+2+50+20 = 79 (worked example)
+                "Cy": "K",             # 10
+                "Di": "3 4"},          # 3+4 = 7
+     {"Ann": 0, "Bob": 79, "Cy": 10, "Di": 7}),
+    (2, "Bob", {"Ann": "JK",           # 50
+                "Cy": "9",             # 9
+                "Di": 33},             # counted by hand
+     {"Ann": 50, "Bob": 0, "Cy": 9, "Di": 33}),
+    (3, "Cy", {"Ann": "5",             # 5
+               "Bob": "10",            # 10
+               "Di": "2 2"},           # 2+2 = 4
+     {"Ann": 5, "Bob": 10, "Cy": 0, "Di": 4}),
+    (4, "Di", {"Ann": "A",             # 20
+               "Bob": "6 6",           # 6+6 = 12
+               "Cy": "Q"},             # 10
+     {"Ann": 20, "Bob": 12, "Cy": 10, "Di": 0}),
+    (5, "Ann", {"Bob": "8",            # 8
+                "Cy": "2C",            # 50
+                "Di": "J"},            # 10
+     {"Ann": 0, "Bob": 8, "Cy": 50, "Di": 10}),
+    (6, "Bob", {"Ann": "3",            # 3
+                "Cy": "K K",           # 10+10 = 20
+                "Di": "4"},            # 4
+     {"Ann": 3, "Bob": 0, "Cy": 20, "Di": 4}),
+    (7, "Cy", {"Ann": "9",             # 9
+               "Bob": "5 5",           # 5+5 = 10
+               "Di": "A"},             # 20
+     {"Ann": 9, "Bob": 10, "Cy": 0, "Di": 20}),
+    (8, "Di", {"Ann": "7",             # 7
+               "Bob": "J",             # 10
+               "Cy": "6"},             # 6
+     {"Ann": 7, "Bob": 10, "Cy": 6, "Di": 0}),
+    (9, "Ann", {"Bob": "2",            # 2
+                "Cy": "8 8",           # 8+8 = 16
+                "Di": "JK"},           # 50
+     {"Ann": 0, "Bob": 2, "Cy": 16, "Di": 50}),
+    (10, "Bob", {"Ann": "10 10",       # 10+10 = 20
+                 "Cy": "3",            # 3
+                 "Di": "Q"},           # 10
+     {"Ann": 20, "Bob": 0, "Cy": 3, "Di": 10}),
+    (11, "Cy", {"Ann": "4",            # 4
+                "Bob": "K",            # 10
+                "Di": "5"},            # 5
+     {"Ann": 4, "Bob": 10, "Cy": 0, "Di": 5}),
+]
+# Ann 0+50+5+20+0+3+9+7+0+20+4 = 118 · Bob 79+0+10+12+8+0+10+10+2+0+10 = 141
+# Cy 10+9+0+10+50+20+0+6+16+3+0 = 124 · Di 7+33+4+0+10+4+20+0+50+10+5 = 143
+
+
+def test_online_11_two_of_clubs_and_thirteen_cards_in_the_last_rounds(client, app):
+    game_id = new_game(client, "online-11", ["Ann", "Bob", "Cy", "Di"], first_dealer="Di")
+    expected_dealers = [(1, "Di"), (2, "Ann"), (3, "Bob"), (4, "Cy"), (5, "Di"), (6, "Ann"),
+                        (7, "Bob"), (8, "Cy"), (9, "Di"), (10, "Ann"), (11, "Bob")]
+    assert dealers(app, game_id) == expected_dealers
+
+    last = play_rounds(client, app, game_id, ONLINE_11_ROUNDS[:9], expected_dealers)
+    assert last.headers["Location"] == f"/games/{game_id}"
+    assert "Deal 13 cards" in text_of(client.get(f"/games/{game_id}"))  # round 10
+    last = play_rounds(client, app, game_id, ONLINE_11_ROUNDS[9:], expected_dealers)
+
+    text = finished_standings(client, game_id, last)
+    assert "Total 118 141 124 143" in text
+    assert "🏆 Ann wins" in text
+    assert "with 118 points, the lowest total after 11 rounds" in text
+    assert game_status(app, game_id) == "finished"
+
+
+# -- 2. buys ------------------------------------------------------------------------------------
+
+
+def tap(client, game_id: int, number: int, button: str, player_id: int, **fields):
+    """Tap Buy / − / Down on the round screen and land back on it."""
+    response = client.post(f"/games/{game_id}/rounds/{number}/{button}",
+                           data={"player": player_id, **fields}, follow_redirects=True)
+    assert response.status_code == 200
+    return response
+
+
+def test_buys_are_counted_taken_back_and_carried_to_the_card_entry(client, app):
+    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+
+    tap(client, game_id, 1, "buy", ids["Bob"])
+    screen = tap(client, game_id, 1, "buy", ids["Bob"])
+    assert "2/3" in element_text(screen, f"player-{ids['Bob']}")
+    assert "0/3" in element_text(screen, f"player-{ids['Ann']}")
+    assert buys_of(app, game_id, 1) == {"Ann": 0, "Bob": 2, "Cy": 0}
+
+    screen = tap(client, game_id, 1, "unbuy", ids["Bob"])
+    assert "1/3" in element_text(screen, f"player-{ids['Bob']}")
+    assert buys_of(app, game_id, 1) == {"Ann": 0, "Bob": 1, "Cy": 0}
+
+    # Taking back a buy nobody made is refused, next to that player.
+    screen = tap(client, game_id, 1, "unbuy", ids["Cy"])
+    assert "Cy has no buy to take back this round." in element_text(screen, f"player-{ids['Cy']}")
+    assert buys_of(app, game_id, 1) == {"Ann": 0, "Bob": 1, "Cy": 0}
+
+    # The hand-over form starts with the buys counted during the hand.
+    entry = client.get(score_url(game_id, 1))
+    assert input_value(entry, f"p{ids['Bob']}-buys") == "1"
+    assert input_value(entry, f"p{ids['Ann']}-buys") == "0"
+
+
+@pytest.mark.parametrize("variant, limit", [
+    ("family-7", 4), ("shanghai-rum", 2), ("shanghai-10", 3), ("online-11", 3),
+])
+def test_a_buy_beyond_the_rounds_limit_is_refused_with_a_message(client, app, variant, limit):
+    game_id = new_game(client, variant, ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    for _ in range(limit):
+        tap(client, game_id, 1, "buy", ids["Ann"])
+    screen = tap(client, game_id, 1, "buy", ids["Ann"])
+    row = element_text(screen, f"player-{ids['Ann']}")
+    assert f"Ann has used all {limit} buys this round." in row
+    assert f"{limit}/{limit}" in row
+    assert buys_of(app, game_id, 1)["Ann"] == limit
+
+
+def test_shanghai_10_allows_3_buys_in_deals_1_to_8_and_4_in_deals_9_and_10(client, app):
+    game_id = new_game(client, "shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    for _ in range(3):
+        tap(client, game_id, 1, "buy", ids["Bob"])
+    refused = tap(client, game_id, 1, "buy", ids["Bob"])
+    assert "Bob has used all 3 buys this round." in element_text(refused, f"player-{ids['Bob']}")
+
+    for number in range(1, 9):
+        record(client, ids, game_id, number, "Ann", {"Bob": "K"})
+    screen = text_of(client.get(f"/games/{game_id}"))
+    assert "Round 9 of 10" in screen
+    assert "4 buys of 2 cards" in screen
+
+    for _ in range(4):
+        tap(client, game_id, 9, "buy", ids["Bob"])
+    assert buys_of(app, game_id, 9)["Bob"] == 4
+    refused = tap(client, game_id, 9, "buy", ids["Bob"])
+    assert "Bob has used all 4 buys this round." in element_text(refused, f"player-{ids['Bob']}")
+    assert buys_of(app, game_id, 9)["Bob"] == 4
+    assert buys_of(app, game_id, 1)["Bob"] == 3  # the recorded round keeps its buys
+
+
+def test_family_7_player_who_has_laid_down_may_not_buy(client, app):
+    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    tap(client, game_id, 1, "buy", ids["Bob"])
+    screen = tap(client, game_id, 1, "down", ids["Bob"], laid_down="1")
+    assert "Down ✓" in element_text(screen, f"player-{ids['Bob']}")
+    assert "A player who has laid down may not buy." in text_of(screen)
+
+    screen = tap(client, game_id, 1, "buy", ids["Bob"])
+    row = element_text(screen, f"player-{ids['Bob']}")
+    assert "Bob has laid down and may not buy any more this hand." in row
+    assert "1/4" in row
+    assert buys_of(app, game_id, 1)["Bob"] == 1
+
+    # A mistaken "down" tap is undone and buying works again.
+    tap(client, game_id, 1, "down", ids["Bob"], laid_down="0")
+    tap(client, game_id, 1, "buy", ids["Bob"])
+    assert buys_of(app, game_id, 1)["Bob"] == 2
+
+
+def test_shanghai_10_player_who_has_laid_down_may_still_buy(client, app):
+    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    tap(client, game_id, 1, "down", ids["Cy"], laid_down="1")
+    screen = tap(client, game_id, 1, "buy", ids["Cy"])
+    row = element_text(screen, f"player-{ids['Cy']}")
+    assert "may not buy" not in row
+    assert "1/3" in row
+    assert buys_of(app, game_id, 1)["Cy"] == 1
+
+
+def test_buys_in_a_recorded_round_are_refused_on_the_round_screen(client, app):
+    game_id = new_game(client, "online-11", ["Ann", "Bob"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    record(client, ids, game_id, 1, "Ann", {"Bob": "K"})
+    screen = tap(client, game_id, 1, "buy", ids["Bob"])
+    assert "Round 1 is already scored" in element_text(screen, f"player-{ids['Bob']}")
+    assert buys_of(app, game_id, 1)["Bob"] == 0
+
+
+# -- 3. edit and undo ---------------------------------------------------------------------------
+
+# family-7, hand 1 skipped, Ann Bob Cy. Points: 2–9 = 5 · 10 J Q K = 10 · A = 15 · Joker = 20.
+SHORT_GAME = [
+    (2, "Ann", {"Bob": "K", "Cy": "K K"}),     # Bob 10, Cy 10+10 = 20
+    (3, "Ann", {"Bob": "Q", "Cy": "Q Q"}),     # Bob 10, Cy 20
+    (4, "Bob", {"Ann": "5", "Cy": "A"}),       # Ann 5, Cy 15
+    (5, "Ann", {"Bob": "J", "Cy": "J J"}),     # Bob 10, Cy 20
+    (6, "Cy", {"Ann": "5", "Bob": "5"}),       # Ann 5, Bob 5
+    (7, "Ann", {"Bob": "10", "Cy": "10 10"}),  # Bob 10, Cy 20
+]
+# Ann 0+0+5+0+5+0 = 10 · Bob 10+10+0+10+5+10 = 45 · Cy 20+20+15+20+0+20 = 95
+
+
+def play_short_game(client, app, upto: int = 7) -> tuple[int, dict[str, int]]:
+    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
+    ids = player_ids(app, game_id)
+    for number, went_out, hands in SHORT_GAME:
+        if number > upto:
+            break
+        record(client, ids, game_id, number, went_out, hands, laid_down=[went_out])
+    return game_id, ids
+
+
+def test_editing_a_round_of_a_finished_game_changes_totals_and_winner(client, app):
+    game_id, ids = play_short_game(client, app)
+    before = text_of(client.get(f"/games/{game_id}/standings"))
+    assert "Total 10 45 95" in before
+    assert "🏆 Ann wins" in before
+
+    # The Edit link opens round 3 with what was stored.
+    edit = client.get(score_url(game_id, 3))
+    assert "Edit round 3" in text_of(edit)
+    assert input_value(edit, "went_out") == str(ids["Ann"])
+    assert input_value(edit, f"p{ids['Bob']}-k_Q") == "1"
+    assert input_value(edit, f"p{ids['Cy']}-k_Q") == "2"
+    version = int(input_value(edit, "version"))
+    assert version == 1
+
+    # Really Bob went out in round 3, and Ann was caught with two jokers and an ace.
+    data = round_data(ids, "Bob", {"Ann": "JK JK A",  # 20+20+15 = 55
+                                   "Cy": "Q Q"},      # 10+10 = 20
+                      version, laid_down=["Bob"])
+    review, saved = review_then_save(client, game_id, 3, data)
+    # Review shows the new hand and the totals it leads to: Ann 10+55 = 65, Bob 45−10 = 35, Cy 95.
+    assert review_lines(review) == {"Ann": (55, 65), "Bob": (0, 35), "Cy": (20, 95)}
+    assert saved.headers["Location"] == f"/games/{game_id}/standings"
+
+    after = text_of(client.get(f"/games/{game_id}/standings"))
+    assert "Total 65 35 95" in after
+    assert "🏆 Bob wins" in after
+    assert "with 35 points" in after
+    assert stored_points(app, game_id)[3] == {"Ann": 55, "Bob": 0, "Cy": 20}
+    assert game_status(app, game_id) == "finished"
+    assert "🏆 Bob — 35" in text_of(client.get("/"))
+
+
+def test_editing_an_earlier_round_mid_game_changes_the_leader(client, app):
+    game_id, ids = play_short_game(client, app, upto=3)
+    # After rounds 2 and 3: Ann 0, Bob 10+10 = 20, Cy 20+20 = 40.
+    standings = text_of(client.get(f"/games/{game_id}/standings"))
+    assert "Leading after 2 of 6: Ann (0)" in standings
+
+    version = version_of(client, game_id, 2)
+    data = round_data(ids, "Bob", {"Ann": "A A",  # 15+15 = 30
+                                   "Cy": "K K"},  # 10+10 = 20
+                      version)
+    review_then_save(client, game_id, 2, data)
+    # Ann 30+0 = 30, Bob 0+10 = 10, Cy 20+20 = 40
+    standings = text_of(client.get(f"/games/{game_id}/standings"))
+    assert "Leading after 2 of 6: Bob (10)" in standings
+    assert "Total 30 10 40" in standings
+    # The round screen still waits for round 4 and shows the new totals.
+    screen = client.get(f"/games/{game_id}")
+    assert "Round 4 of 7" in text_of(screen)
+    assert "30 pts" in element_text(screen, f"player-{ids['Ann']}")
+    assert "10 pts" in element_text(screen, f"player-{ids['Bob']}")
+
+
+def test_undo_last_round_reopens_a_finished_game_and_the_round_is_played_again(client, app):
+    game_id, ids = play_short_game(client, app)
+    assert game_status(app, game_id) == "finished"
+
+    undone = client.post(f"/games/{game_id}/undo")
+    assert undone.headers["Location"] == f"/games/{game_id}"
+    screen = text_of(client.get(undone.headers["Location"]))
+    assert "Round 7 is back in play" in screen
+    assert "Round 7 of 7" in screen
+    assert game_status(app, game_id) == "in_progress"
+    with app.app_context():
+        assert db.session.get(Game, game_id).finished_at is None
+    assert sorted(stored_points(app, game_id)) == [2, 3, 4, 5, 6]
+    # Totals without round 7: Ann 10, Bob 45−10 = 35, Cy 95−20 = 75
+    standings = text_of(client.get(f"/games/{game_id}/standings"))
+    assert "Total 10 35 75" in standings
+    assert "Leading after 5 of 6: Ann (10)" in standings
+    home = text_of(client.get("/"))
+    assert "Round 6 of 6" in home.split("Recently finished")[0]
+
+    # Round 7 again, this time Cy went out: Ann "K A" = 10+15 = 25, Bob "JK" = 20.
+    assert version_of(client, game_id, 7) == 2  # saved once, undone once
+    last = record(client, ids, game_id, 7, "Cy", {"Ann": "K A", "Bob": "JK"})
+    assert last.headers["Location"] == f"/games/{game_id}/standings"
+    # Ann 10+25 = 35, Bob 35+20 = 55, Cy 75+0 = 75
+    standings = text_of(client.get(f"/games/{game_id}/standings"))
+    assert "Total 35 55 75" in standings
+    assert "🏆 Ann wins" in standings
+    assert game_status(app, game_id) == "finished"
+
+
+def test_undo_with_nothing_scored_says_so(client, app):
+    game_id = new_game(client, "online-11", ["Ann", "Bob"], first_dealer="Ann")
+    before = db_snapshot(app)
+    page = client.post(f"/games/{game_id}/undo", follow_redirects=True)
+    assert "No round has been scored yet." in text_of(page)
+    assert db_snapshot(app) == before
+
+
+# -- 4. review, double submission, home page --------------------------------------------------
+
+
+def test_review_and_change_save_nothing(client, app):
+    game_id = new_game(client, "shanghai-rum", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    before = db_snapshot(app)
+    data = round_data(ids, "Ann", {"Bob": "2B K",  # 50+10 = 60
+                                   "Cy": 40}, 0)
+    review = client.post(score_url(game_id, 1), data={**data, "action": "review"})
+    assert "Nothing is saved until you press Save." in text_of(review)
+    assert review_lines(review) == {"Ann": (0, 0), "Bob": (60, 60), "Cy": (40, 40)}
+    assert db_snapshot(app) == before
+
+    change = client.post(score_url(game_id, 1), data={**data, "action": "change"})
+    assert "Round 1: hand over" in text_of(change)
+    assert input_value(change, f"p{ids['Bob']}-k_2B") == "1"
+    assert input_value(change, f"p{ids['Cy']}-total") == "40"
+    assert db_snapshot(app) == before
+    assert "Round 1 of 10" in text_of(client.get(f"/games/{game_id}"))
+
+
+def test_a_second_submission_of_the_same_save_stores_nothing_and_says_so(client, app):
+    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    version = version_of(client, game_id, 1)
+    first = round_data(ids, "Ann", {"Bob": "K", "Cy": "A"}, version, bonus="")  # Bob 10, Cy 15
+    saved = client.post(score_url(game_id, 1), data=first)
+    assert saved.headers["Location"] == f"/games/{game_id}"
+    after_first = db_snapshot(app)
+
+    # A double tap: the very same form again.
+    again = client.post(score_url(game_id, 1), data=first, follow_redirects=True)
+    assert "Round 1 was saved from another tap or phone in the meantime" in text_of(again)
+    assert db_snapshot(app) == after_first
+
+    # A second phone opened the form before the save and sends other cards.
+    other = round_data(ids, "Bob", {"Ann": "Q Q", "Cy": "5"}, version, bonus="")
+    page = client.post(score_url(game_id, 1), data=other, follow_redirects=True)
+    assert "Round 1 was saved from another tap or phone in the meantime" in text_of(page)
+    assert db_snapshot(app) == after_first
+    assert stored_points(app, game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 15}}
+    assert "Round 2 of 10" in text_of(client.get(f"/games/{game_id}"))
+
+
+def test_home_lists_the_game_in_progress_then_among_the_finished(client, app):
+    assert "No game in progress" in text_of(client.get("/"))
+    game_id, ids = play_short_game(client, app, upto=3)
+    home = text_of(client.get("/"))
+    playing, finished = home.split("Recently finished")
+    assert "Shanghai Rummy (family rules, 7 hands)" in playing
+    assert "Round 3 of 6" in playing  # the 3rd of 6 hands played (round number 4)
+    assert "Ann 0 Bob 20 Cy 40" in playing
+    assert "Finished games will appear here." in finished
+
+    for number, went_out, hands in SHORT_GAME[2:]:
+        record(client, ids, game_id, number, went_out, hands)
+    home = text_of(client.get("/"))
+    playing, finished = home.split("Recently finished")
+    assert "No game in progress" in playing
+    assert "Shanghai Rummy (family rules, 7 hands)" in finished
+    assert "🏆 Ann — 10" in finished
