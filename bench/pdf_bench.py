@@ -1,0 +1,118 @@
+"""PDF speed: each document's render time against a bare one-table WeasyPrint page, same run.
+
+Run: python bench/pdf_bench.py [--repeat N]
+Prints median render times, the ratio to the bare page (target ≤ 1.5×) and the time of a repeated
+download of an unchanged filled sheet (ETag → 304, target ≥ 20× faster than a render).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from flask import render_template  # noqa: E402
+
+from scorekeeper import create_app, printing, rules  # noqa: E402
+
+def bare_page(rows: int, columns: int, orientation: str = "landscape") -> str:
+    """A bare one-table page: no styling beyond borders, ``rows`` × ``columns`` cells of short text."""
+    cells = "".join(
+        "<tr>" + "".join(f"<td>{r * columns + c}</td>" for c in range(columns)) + "</tr>" for r in range(rows)
+    )
+    return (
+        '<!doctype html><html><head><meta charset="utf-8"><style>'
+        f"@page {{ size: letter {orientation}; margin: 10mm; }} html {{ font-family: 'DejaVu Sans'; font-size: 8pt; }}"
+        "table { border-collapse: collapse; width: 100%; } td { border: 1px solid #000; }"
+        f"</style></head><body><table>{cells}</table></body></html>"
+    )
+
+
+def median_ms(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def play_game(client) -> int:
+    response = client.post("/games/new/seating", data={
+        "variant": "shanghai-10", "seat": [f"n:{n}" for n in ("Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal")],
+        "first_dealer": "n:Cy"})
+    game_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    for number in range(1, 11):
+        data = {"went_out": "1", "action": "save", "version": "0"}
+        data.update({f"p{p}-k_K": "1" for p in range(2, 9)})
+        client.post(f"/games/{game_id}/rounds/{number}/score", data=data)
+    return game_id
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=9)
+    repeat = parser.parse_args().repeat
+
+    folder = tempfile.mkdtemp()
+    app = create_app({"SECRET_KEY": "bench", "WTF_CSRF_ENABLED": False,
+                      "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/bench.sqlite"})
+    client = app.test_client()
+    game_id = play_game(client)
+
+    with app.test_request_context():
+        from scorekeeper.db import db
+        from scorekeeper.models import Game
+        from scorekeeper import services
+
+        game = services.load_game(services.current_family(), game_id)
+        documents = {}
+        for key in rules.VARIANTS:
+            names = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
+            documents[f"blank sheet {key} (8 players)"] = printing.sheet_document(
+                printing.blank_sheet(key, names, "Cy"), "letter")
+            documents[f"rule card {key}"] = printing.rule_card_document(printing.rule_card(key), "letter")
+        documents["filled sheet shanghai-10 (8 players, 10 rounds)"] = printing.sheet_document(
+            printing.filled_sheet(game, "Bench family"), "letter")
+        htmls = {name: render_template(doc.template, **doc.context) for name, doc in documents.items()}
+        db.session.remove()
+
+        small = bare_page(11, 5)
+        printing.html_to_pdf(small)  # warm fonts and caches once, for everyone alike
+        small_ms = median_ms(lambda: printing.html_to_pdf(small), repeat)
+        print(f"{'document':50} {'median ms':>9} {'bare same-size ms':>17} {'× same-size':>11} {'× small bare':>12}")
+        print(f"{'bare one-table page, 11 × 5':50} {small_ms:9.1f}")
+        worst = 0.0
+        for name, html in htmls.items():
+            doc = documents[name]
+            if "players" in doc.context:  # a sheet: 2 rows per round
+                shape = (2 * len(doc.context["rows"]) + 2, 4 + 2 * len(doc.context["players"]), "landscape")
+            else:  # a rule card: its contract table plus the facts around it
+                shape = (len(doc.context["variant"].rounds) + 14, 5, "portrait")
+            bare = bare_page(*shape)
+            bare_ms = median_ms(lambda: printing.html_to_pdf(bare), repeat)
+            ms = median_ms(lambda: printing.html_to_pdf(html), repeat)
+            worst = max(worst, ms / bare_ms)
+            print(f"{name:50} {ms:9.1f} {bare_ms:17.1f} {ms / bare_ms:11.2f} {ms / small_ms:12.2f}")
+
+    url = f"/games/{game_id}/sheet.pdf"
+    printing.cache._items.clear()
+    cold = median_ms(lambda: (printing.cache._items.clear(), client.get(url)), repeat)
+    etag = client.get(url).headers["ETag"]
+    not_modified = median_ms(lambda: client.get(url, headers={"If-None-Match": etag}), repeat * 5)
+    cached = median_ms(lambda: client.get(url), repeat * 5)
+    print()
+    print(f"filled sheet download, cold render:        {cold:8.1f} ms")
+    print(f"repeated download, If-None-Match → 304:    {not_modified:8.2f} ms  ({cold / not_modified:.0f}× faster)")
+    print(f"repeated download, cached PDF (200):       {cached:8.2f} ms  ({cold / cached:.0f}× faster)")
+    print()
+    print(f"worst document / bare page of the same size: {worst:.2f}× (target ≤ 1.5×)")
+
+
+if __name__ == "__main__":
+    main()
