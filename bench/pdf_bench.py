@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flask import render_template  # noqa: E402
 
-from scorekeeper import create_app, printing, rules  # noqa: E402
+from scorekeeper import create_app, printing, rules, services  # noqa: E402
+from scorekeeper.db import db  # noqa: E402
 
 def bare_page(rows: int, columns: int, orientation: str = "landscape") -> str:
     """A bare one-table page: no styling beyond borders, ``rows`` × ``columns`` cells of short text."""
@@ -66,10 +67,6 @@ def main() -> None:
     game_id = play_game(client)
 
     with app.test_request_context():
-        from scorekeeper.db import db
-        from scorekeeper.models import Game
-        from scorekeeper import services
-
         game = services.load_game(services.current_family(), game_id)
         documents = {}
         for key in rules.VARIANTS:

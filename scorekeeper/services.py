@@ -111,6 +111,10 @@ def is_number(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+# Seats, rounds and results in one query each, however many games are listed.
+_WHOLE_GAME = (selectinload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
+
+
 def load_game(family: Family, game_id: int) -> Game | None:
     """The family's game with seats, rounds and results loaded in a fixed number of queries."""
     if not 0 < game_id <= MAX_ID:
@@ -118,7 +122,7 @@ def load_game(family: Family, game_id: int) -> Game | None:
     return db.session.execute(
         db.select(Game)
         .where(Game.id == game_id, Game.family_id == family.id)
-        .options(selectinload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
+        .options(*_WHOLE_GAME)
     ).scalar()
 
 
@@ -130,7 +134,7 @@ def games_of(family: Family, status: str, limit: int) -> list[Game]:
             .where(Game.family_id == family.id, Game.status == status)
             .order_by(Game.started_at.desc(), Game.id.desc())
             .limit(limit)
-            .options(selectinload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
+            .options(*_WHOLE_GAME)
         ).scalars()
     )
 

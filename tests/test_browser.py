@@ -67,7 +67,7 @@ def test_two_rounds_by_tapping(page):
     expect = sync_api.expect
     page.goto(page.base_url + "/")
     shot(page, "01-home-empty")
-    page.get_by_role("link", name="＋ New game").click()
+    page.get_by_role("link", name="+ New game").click()
 
     # New game: preset, players, then seating.
     page.get_by_label("Shanghai Rummy (10 contracts)").check()
