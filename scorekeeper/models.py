@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import uuid
+from datetime import date, datetime, timezone
 from functools import cached_property
 
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .db import db
@@ -37,8 +38,16 @@ class Player(db.Model):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+def new_uid() -> str:
+    return uuid.uuid4().hex
+
+
 class Game(db.Model):
+    __table_args__ = (Index("ix_game_family_started", "family_id", "started_at"),)
+
     id: Mapped[int] = mapped_column(primary_key=True)
+    # Identifies the game across exports and imports, so importing twice adds nothing.
+    uid: Mapped[str] = mapped_column(String(32), unique=True, default=new_uid)
     family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
     variant_key: Mapped[str] = mapped_column(String(40))
     # The rules as they were when the game started: later rule changes never touch it.
@@ -142,3 +151,33 @@ class Result(db.Model):
     def stuck(self) -> bool:
         """Never laid down during a recorded hand."""
         return not self.laid_down and not self.went_out
+
+
+class PlayerGame(db.Model):
+    """One player's result in one game, kept up to date as hands are recorded.
+
+    History, profiles and records aggregate these rows (one per player per game) instead of
+    loading every hand.
+    """
+
+    __tablename__ = "player_game"
+    __table_args__ = (
+        UniqueConstraint("game_id", "player_id"),
+        Index("ix_player_game_family_player", "family_id", "player_id", "status"),
+        Index("ix_player_game_family_status_played", "family_id", "status", "played_on"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("player.id"))
+    variant_key: Mapped[str] = mapped_column(String(40))
+    status: Mapped[str] = mapped_column(String(20))
+    played_on: Mapped[date]
+    month: Mapped[str] = mapped_column(String(7))  # "2026-11", for charts by month on any database
+    hands_played: Mapped[int] = mapped_column(default=0)
+    total: Mapped[int] = mapped_column(default=0)
+    won: Mapped[bool] = mapped_column(default=False)  # lowest total of a finished game (ties share)
+    hands_won: Mapped[int] = mapped_column(default=0)
+    times_stuck: Mapped[int] = mapped_column(default=0)
+    buys: Mapped[int] = mapped_column(default=0)

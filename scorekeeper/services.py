@@ -14,7 +14,19 @@ from sqlalchemy.orm import selectinload
 
 from . import rules
 from .db import db
-from .models import FINISHED, IN_PROGRESS, Family, Game, GameRound, Player, Result, Seat, utcnow
+from .models import (
+    ABANDONED,
+    FINISHED,
+    IN_PROGRESS,
+    Family,
+    Game,
+    GameRound,
+    Player,
+    PlayerGame,
+    Result,
+    Seat,
+    utcnow,
+)
 
 DEFAULT_FAMILY_NAME = "Our family"
 
@@ -99,6 +111,8 @@ def start_game(
             )
         )
     db.session.add(game)
+    db.session.flush()
+    refresh_summary(game)
     db.session.commit()
     return game
 
@@ -311,11 +325,58 @@ def undo_last_round(game: Game) -> GameRound:
 
 
 def _update_status(game: Game) -> None:
-    done = all(r.recorded_at is not None for r in game.rounds)
-    if done and game.status != FINISHED:
-        game.status, game.finished_at = FINISHED, utcnow()
-    elif not done and game.status == FINISHED:
-        game.status, game.finished_at = IN_PROGRESS, None
+    """Finish a game when its last hand is in (or reopen it), then refresh its summary."""
+    if game.status != ABANDONED:
+        done = all(r.recorded_at is not None for r in game.rounds)
+        if done and game.status != FINISHED:
+            game.status, game.finished_at = FINISHED, utcnow()
+        elif not done and game.status == FINISHED:
+            game.status, game.finished_at = IN_PROGRESS, None
+    refresh_summary(game)
+
+
+def refresh_summary(game: Game) -> None:
+    """Recompute the game's one-row-per-player summary (``PlayerGame``) from its hands."""
+    rows = {
+        row.player_id: row
+        for row in db.session.execute(
+            db.select(PlayerGame).where(PlayerGame.game_id == game.id)
+        ).scalars()
+    }
+    table = standings(game)
+    recorded = [r for r in game.rounds if r.recorded_at is not None]
+    for seat, player in enumerate(table.players):
+        row = rows.get(player.id)
+        if row is None:
+            row = PlayerGame(family_id=game.family_id, game_id=game.id, player_id=player.id)
+            db.session.add(row)
+        results = [r.results[seat] for r in recorded]
+        row.variant_key = game.variant_key
+        row.status = game.status
+        row.played_on = game.started_at.date()
+        row.month = game.started_at.strftime("%Y-%m")
+        row.hands_played = len(recorded)
+        row.total = table.totals[seat]
+        row.won = game.status == FINISHED and player in table.leaders
+        row.hands_won = sum(r.went_out for r in results)
+        row.times_stuck = sum(r.stuck for r in results)
+        row.buys = sum(r.buys for r in results)
+
+
+def abandon_game(game: Game) -> None:
+    """Stop a game for good: it stays in the history and leaves the records."""
+    if game.status == ABANDONED:
+        raise RuleError("This game is already abandoned.")
+    game.status, game.finished_at = ABANDONED, utcnow()
+    refresh_summary(game)
+    db.session.commit()
+
+
+def delete_game(game: Game) -> None:
+    """Remove a game with all its hands and its summary."""
+    db.session.execute(db.delete(PlayerGame).where(PlayerGame.game_id == game.id))
+    db.session.delete(game)
+    db.session.commit()
 
 
 # -- standings ----------------------------------------------------------------------------

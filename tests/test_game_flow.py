@@ -511,7 +511,7 @@ def test_undo_last_round_reopens_a_finished_game_and_the_round_is_played_again(c
     assert "Total 10 35 75" in standings
     assert "Leading after 5 of 6: Ann (10)" in standings
     home = text_of(client.get("/"))
-    assert "Round 6 of 6" in home.split("Recently finished")[0]
+    assert "Round 7 of 7" in home.split("Recently finished")[0]  # hand 1 skipped: rounds 2–7
 
     # Round 7 again, this time Cy went out: Ann "K A" = 10+15 = 25, Bob "JK" = 20.
     assert version_of(client, game_id, 7) == 2  # saved once, undone once
@@ -583,7 +583,7 @@ def test_home_lists_the_game_in_progress_then_among_the_finished(client, app):
     home = text_of(client.get("/"))
     playing, finished = home.split("Recently finished")
     assert "Shanghai Rummy (family rules, 7 hands)" in playing
-    assert "Round 3 of 6" in playing  # the 3rd of 6 hands played (round number 4)
+    assert "Round 4 of 7" in playing  # round number 4, the 3rd of 6 hands played
     assert "Ann 0 Bob 20 Cy 40" in playing
     assert "Finished games will appear here." in finished
 
