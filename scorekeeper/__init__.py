@@ -63,12 +63,13 @@ def create_app(test_config: dict | None = None) -> Flask:
     db.init_app(app)
     csrf.init_app(app)
 
-    from . import cli, errors, games, main, prints, rounds
+    from . import cli, errors, games, history, main, prints, rounds
 
     app.register_blueprint(main.bp)
     app.register_blueprint(games.bp)
     app.register_blueprint(rounds.bp)
     app.register_blueprint(prints.bp)
+    app.register_blueprint(history.bp)
     errors.init_app(app)
     cli.init_app(app)
 

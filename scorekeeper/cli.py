@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from . import printing
+from . import demo, printing, services, transfer
 from .db import db
 from .models import Family, Game
 from .services import is_number
@@ -87,6 +87,56 @@ def rulecard_command(variant, paper, output):
     _write(document, output)
 
 
+def _write_text(chunks, output: Path) -> None:
+    """Write streamed text next to ``output`` first, then move it into place."""
+    folder = output.parent if str(output.parent) else Path(".")
+    if not folder.is_dir():
+        raise click.ClickException(f"The folder {folder} does not exist.")
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@click.command("export")
+@click.option("--csv", "as_csv", is_flag=True, help="One row per player per round, for spreadsheets.")
+@OUTPUT
+@with_appcontext
+def export_command(as_csv, output):
+    """Export the family's whole history as JSON (lossless) or CSV."""
+    family = services.current_family()
+    _write_text(transfer.export_csv(family) if as_csv else transfer.export_json(family), output)
+    click.echo(f"Wrote {output}.")
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@with_appcontext
+def import_command(file):
+    """Import a JSON export; games already here are skipped."""
+    try:
+        data = transfer.parse(file.read_bytes())
+        added, skipped = transfer.import_data(services.current_family(), data)
+    except transfer.TransferError as error:
+        raise click.ClickException(f"Nothing imported: {error}") from None
+    click.echo(f"Imported {added} games ({skipped} were already here).")
+
+
+@click.command("seed-demo")
+@click.option("--games", type=click.IntRange(1, 100_000), default=50, show_default=True)
+@click.option("--seed", type=int, help="Make the same demo history again.")
+@with_appcontext
+def seed_demo_command(games, seed):
+    """Fill the family with realistic finished demo games across all presets."""
+    added = demo.seed_demo(services.current_family(), games, seed=seed)
+    click.echo(f"Added {added} demo games.")
+
+
 def init_app(app) -> None:
-    app.cli.add_command(sheet_command)
-    app.cli.add_command(rulecard_command)
+    for command in (sheet_command, rulecard_command, export_command, import_command, seed_demo_command):
+        app.cli.add_command(command)

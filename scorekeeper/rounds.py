@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from . import services
+from . import charts, services
 from .forms import entry_form
 from .games import game_or_404
 from .models import GameRound
@@ -116,8 +116,17 @@ def _review(game, round_: GameRound, entries) -> dict:
 @bp.get("/standings")
 def standings(game_id: int):
     game = game_or_404(game_id)
+    table = services.standings(game)
+    scored = [row for row in table.rows if row.cells]
+    chart = charts.line_chart(
+        [(p.name, [row.cells[i].running_total for row in scored]) for i, p in enumerate(table.players)],
+        [str(row.round.number) for row in scored],
+        x_title="Round",
+        y_title="Running total",
+        label="Running totals by round",
+    ) if len(scored) > 1 else None
     return render_template(
-        "rounds/standings.html", game=game, variant=game.variant, standings=services.standings(game)
+        "rounds/standings.html", game=game, variant=game.variant, standings=table, chart=chart
     )
 
 

@@ -112,7 +112,7 @@ def start_game(
         )
     db.session.add(game)
     db.session.flush()
-    refresh_summary(game)
+    refresh_summary(game, new=True)
     db.session.commit()
     return game
 
@@ -335,9 +335,12 @@ def _update_status(game: Game) -> None:
     refresh_summary(game)
 
 
-def refresh_summary(game: Game) -> None:
-    """Recompute the game's one-row-per-player summary (``PlayerGame``) from its hands."""
-    rows = {
+def refresh_summary(game: Game, new: bool = False) -> None:
+    """Recompute the game's one-row-per-player summary (``PlayerGame``) from its hands.
+
+    ``new`` says the game was just created, so there are no rows to look up.
+    """
+    rows = {} if new else {
         row.player_id: row
         for row in db.session.execute(
             db.select(PlayerGame).where(PlayerGame.game_id == game.id)

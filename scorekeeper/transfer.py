@@ -1,0 +1,349 @@
+"""A family's whole history out and in: JSON (lossless) and CSV (for spreadsheets).
+
+Players are named, not numbered, in an export: names are unique within a family, and that is
+what lets an export be merged into another instance. Games carry a ``uid``, so importing the
+same file twice adds nothing the second time.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from datetime import datetime
+
+from sqlalchemy.orm import selectinload
+
+from . import rules, services
+from .db import db
+from .models import ABANDONED, FINISHED, IN_PROGRESS, Family, Game, GameRound, Player, Result, Seat, utcnow
+
+FORMAT = "scorekeeper-export"
+VERSION = 1
+BATCH = 200
+STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
+
+
+class TransferError(ValueError):
+    """The file cannot be imported; the message names what is wrong and where."""
+
+
+# -- export -------------------------------------------------------------------------------
+
+
+def _time(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _game_dict(game: Game) -> dict:
+    names = {seat.player_id: seat.player.name for seat in game.seats}
+    return {
+        "uid": game.uid,
+        "variant_key": game.variant_key,
+        "rules": game.rules,
+        "skip_first_hand": game.skip_first_hand,
+        "first_dealer": game.first_dealer,
+        "status": game.status,
+        "started_at": _time(game.started_at),
+        "finished_at": _time(game.finished_at),
+        "seats": [seat.player.name for seat in game.seats],
+        "rounds": [
+            {
+                "position": r.position,
+                "number": r.number,
+                "dealer": r.dealer,
+                "recorded_at": _time(r.recorded_at),
+                "version": r.version,
+                "results": [
+                    {
+                        "player": names[res.player_id],
+                        "buys": res.buys,
+                        "laid_down": res.laid_down,
+                        "went_out": res.went_out,
+                        "cards": res.cards,
+                        "hand_total": res.hand_total,
+                        "bonus_code": res.bonus_code,
+                        "bonus": res.bonus,
+                        "points": res.points,
+                    }
+                    for res in r.results
+                ],
+            }
+            for r in game.rounds
+        ],
+    }
+
+
+def _games(family: Family) -> Iterator[Game]:
+    """Every game of the family, oldest first, loaded a batch at a time."""
+    last_id = 0
+    while True:
+        batch = list(
+            db.session.execute(
+                db.select(Game)
+                .where(Game.family_id == family.id, Game.id > last_id)
+                .order_by(Game.id)
+                .limit(BATCH)
+                .options(selectinload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
+            ).scalars()
+        )
+        if not batch:
+            return
+        yield from batch
+        last_id = batch[-1].id
+        db.session.expunge_all()  # keep memory flat over thousands of games
+
+
+def export_json(family: Family) -> Iterator[str]:
+    """The export as chunks of JSON text (one game per chunk), for files and downloads alike."""
+    players = [
+        {"name": p.name, "created_at": _time(p.created_at)} for p in services.family_players(family)
+    ]
+    head = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": _time(utcnow()),
+        "family": {"name": family.name},
+        "players": players,
+    }
+    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "games": ['
+    for index, game in enumerate(_games(family)):
+        yield ("," if index else "") + "\n" + json.dumps(_game_dict(game), ensure_ascii=False)
+    yield "\n]}\n"
+
+
+CSV_COLUMNS = [
+    "game", "date", "preset", "status", "round", "contract", "dealer", "player",
+    "buys", "laid_down", "went_out", "cards", "hand_total", "bonus", "points", "running_total",
+]
+
+
+def safe_cell(value):
+    """Text a spreadsheet would run as a formula (= + - @ at the start) is quoted with a '."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def export_csv(family: Family) -> Iterator[str]:
+    """One row per player per recorded round."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for game in _games(family):
+        table = services.standings(game)
+        for row in table.rows:
+            if row.cells is None:
+                continue
+            for player, cell in zip(table.players, row.cells):
+                result = cell.result
+                writer.writerow([safe_cell(v) for v in (
+                    game.uid, game.started_at.date().isoformat(), game.variant_key, game.status,
+                    row.round.number, row.round.rules.contract, row.dealer.name, player.name,
+                    result.buys, int(result.laid_down), int(result.went_out), result.cards,
+                    "" if result.hand_total is None else result.hand_total, result.bonus,
+                    result.points, cell.running_total,
+                )])
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    yield buffer.getvalue()
+
+
+# -- import -------------------------------------------------------------------------------
+
+
+def _need(obj, key, kind, where):
+    if not isinstance(obj, dict) or key not in obj:
+        raise TransferError(f"{where}: the field '{key}' is missing.")
+    value = obj[key]
+    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+        names = {int: "a whole number", str: "text", bool: "true or false", list: "a list", dict: "an object"}
+        raise TransferError(f"{where}.{key}: must be {names[kind]}.")
+    return value
+
+
+def _when(obj, key, where, required=True) -> datetime | None:
+    value = obj.get(key) if isinstance(obj, dict) else None
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise TransferError(f"{where}.{key}: must be a date and time.")
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise TransferError(f"{where}.{key}: '{value[:40]}' is not a date and time.") from None
+
+
+def parse(text: str | bytes) -> dict:
+    """Read and check an export completely; nothing is written. ``TransferError`` says what is wrong."""
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise TransferError(f"This is not a JSON file ({error}).") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise TransferError("This is not a Scorekeeper export (its 'format' is not 'scorekeeper-export').")
+    if data.get("version") != VERSION:
+        raise TransferError(f"This export is version {data.get('version')!r}; this app reads version {VERSION}.")
+    _need(_need(data, "family", dict, "export"), "name", str, "family")
+    names = set()
+    for i, player in enumerate(_need(data, "players", list, "export")):
+        name = _need(player, "name", str, f"players[{i}]")
+        if not name.strip() or len(name) > 40:
+            raise TransferError(f"players[{i}].name: a name has 1 to 40 letters.")
+        if name.casefold() in names:
+            raise TransferError(f"players[{i}].name: '{name}' appears twice.")
+        names.add(name.casefold())
+        _when(player, "created_at", f"players[{i}]")
+    uids = set()
+    for g, game in enumerate(_need(data, "games", list, "export")):
+        _check_game(game, f"games[{g}]", names)
+        if game["uid"] in uids:
+            raise TransferError(f"games[{g}].uid: the game '{game['uid']}' appears twice.")
+        uids.add(game["uid"])
+    return data
+
+
+def _check_game(game, where: str, names: set[str]) -> None:
+    uid = _need(game, "uid", str, where)
+    if not 1 <= len(uid) <= 32:
+        raise TransferError(f"{where}.uid: must be 1 to 32 characters.")
+    try:
+        variant = rules.Variant.from_dict(_need(game, "rules", dict, where))
+    except (KeyError, TypeError, ValueError) as error:
+        raise TransferError(f"{where}.rules: the rules snapshot is incomplete ({error}).") from None
+    _need(game, "variant_key", str, where)
+    _need(game, "skip_first_hand", bool, where)
+    status = _need(game, "status", str, where)
+    if status not in STATUSES:
+        raise TransferError(f"{where}.status: '{status}' is not one of {', '.join(STATUSES)}.")
+    _when(game, "started_at", where)
+    _when(game, "finished_at", where, required=False)
+    seats = _need(game, "seats", list, where)
+    for s, name in enumerate(seats):
+        if not isinstance(name, str) or name.casefold() not in names:
+            raise TransferError(f"{where}.seats[{s}]: {name!r} is not in the players list.")
+    if len({n.casefold() for n in seats}) != len(seats) or not seats:
+        raise TransferError(f"{where}.seats: each player sits once, and a game has players.")
+    first = _need(game, "first_dealer", int, where)
+    if not 0 <= first < len(seats):
+        raise TransferError(f"{where}.first_dealer: there is no seat {first}.")
+    codes = {k.code for k in variant.keys}
+    seen_numbers = set()
+    for r, round_ in enumerate(_need(game, "rounds", list, where)):
+        at = f"{where}.rounds[{r}]"
+        number = _need(round_, "number", int, at)
+        try:
+            variant.round(number)
+        except ValueError:
+            raise TransferError(f"{at}.number: the rules have no round {number}.") from None
+        if number in seen_numbers:
+            raise TransferError(f"{at}.number: round {number} appears twice.")
+        seen_numbers.add(number)
+        _need(round_, "position", int, at)
+        _need(round_, "version", int, at)
+        dealer = _need(round_, "dealer", int, at)
+        if not 0 <= dealer < len(seats):
+            raise TransferError(f"{at}.dealer: there is no seat {dealer}.")
+        _when(round_, "recorded_at", at, required=False)
+        results = _need(round_, "results", list, at)
+        seated = {n.casefold() for n in seats}
+        players_here = []
+        for p, result in enumerate(results):
+            here = f"{at}.results[{p}]"
+            name = _need(result, "player", str, here)
+            if name.casefold() not in seated:
+                raise TransferError(f"{here}.player: '{name}' does not sit at this game.")
+            players_here.append(name.casefold())
+            for key in ("buys", "bonus", "points"):
+                _need(result, key, int, here)
+            for key in ("laid_down", "went_out"):
+                _need(result, key, bool, here)
+            cards = _need(result, "cards", str, here)
+            bad = [c for c in cards.split() if c not in codes]
+            if bad:
+                raise TransferError(f"{here}.cards: '{bad[0]}' is not a card of these rules.")
+            _need(result, "bonus_code", str, here)
+            if result.get("hand_total") is not None:
+                _need(result, "hand_total", int, here)
+        if sorted(players_here) != sorted(seated):
+            raise TransferError(f"{at}.results: there must be one result for each seated player.")
+
+
+def import_data(family: Family, data: dict) -> tuple[int, int]:
+    """Write a checked export into ``family``: ``(games added, games already here)``.
+
+    Everything is written in one transaction: an error part way leaves nothing behind.
+    """
+    try:
+        players = {p.name.casefold(): p for p in services.family_players(family)}
+        if not players and not db.session.execute(
+            db.select(Game.id).where(Game.family_id == family.id).limit(1)
+        ).first():
+            family.name = data["family"]["name"]  # an empty instance takes the exported family's name
+        for entry in data["players"]:
+            if entry["name"].casefold() not in players:
+                player = Player(family_id=family.id, name=entry["name"], created_at=_when(entry, "created_at", ""))
+                db.session.add(player)
+                players[entry["name"].casefold()] = player
+        uids = [g["uid"] for g in data["games"]]
+        known = set()
+        for start in range(0, len(uids), 500):
+            known.update(db.session.execute(db.select(Game.uid).where(Game.uid.in_(uids[start:start + 500]))).scalars())
+        fresh = [entry for entry in data["games"] if entry["uid"] not in known]
+        for start in range(0, len(fresh), BATCH):
+            games = [_build_game(family, entry, players) for entry in fresh[start:start + BATCH]]
+            db.session.add_all(games)
+            db.session.flush()  # ids for the summaries
+            for game in games:
+                services.refresh_summary(game, new=True)
+        db.session.commit()
+    except Exception:
+        db.session.rollback()
+        raise
+    return len(fresh), len(known)
+
+
+def _build_game(family: Family, entry: dict, players: dict[str, Player]) -> Game:
+    seated = [players[name.casefold()] for name in entry["seats"]]
+    game = Game(
+        uid=entry["uid"],
+        family_id=family.id,
+        variant_key=entry["variant_key"],
+        rules=entry["rules"],
+        skip_first_hand=entry["skip_first_hand"],
+        first_dealer=entry["first_dealer"],
+        status=entry["status"],
+        started_at=_when(entry, "started_at", ""),
+        finished_at=_when(entry, "finished_at", "", required=False),
+    )
+    game.seats = [Seat(player=p, position=i) for i, p in enumerate(seated)]
+    position_of = {p.name.casefold(): i for i, p in enumerate(seated)}
+    for round_ in sorted(entry["rounds"], key=lambda r: r["position"]):
+        results = sorted(round_["results"], key=lambda r: position_of[r["player"].casefold()])
+        game.rounds.append(
+            GameRound(
+                position=round_["position"],
+                number=round_["number"],
+                dealer=round_["dealer"],
+                recorded_at=_when(round_, "recorded_at", "", required=False),
+                version=round_["version"],
+                results=[
+                    Result(
+                        player=players[r["player"].casefold()],
+                        position=position_of[r["player"].casefold()],
+                        buys=r["buys"],
+                        laid_down=r["laid_down"],
+                        went_out=r["went_out"],
+                        cards=r["cards"],
+                        hand_total=r.get("hand_total"),
+                        bonus_code=r["bonus_code"],
+                        bonus=r["bonus"],
+                        points=r["points"],
+                    )
+                    for r in results
+                ],
+            )
+        )
+    return game
