@@ -2,8 +2,8 @@
 
 from flask import Blueprint, render_template
 
-from . import services
-from .models import FINISHED, IN_PROGRESS
+from . import services, stats
+from .models import FINISHED
 
 bp = Blueprint("main", __name__)
 
@@ -14,9 +14,8 @@ def home():
     return render_template(
         "main/home.html",
         family=family,
-        in_progress=services.games_of(family, IN_PROGRESS, limit=20),
-        finished=services.games_of(family, FINISHED, limit=10),
-        standings=services.standings,
+        in_progress=stats.in_progress(family),
+        finished=stats.history(family, stats.HistoryFilters(status=FINISHED), page_size=10),
     )
 
 

@@ -163,8 +163,13 @@ class PlayerGame(db.Model):
     __tablename__ = "player_game"
     __table_args__ = (
         UniqueConstraint("game_id", "player_id"),
-        Index("ix_player_game_family_player", "family_id", "player_id", "status"),
-        Index("ix_player_game_family_status_played", "family_id", "status", "played_on"),
+        # Each index serves one statistic without reading the table (see stats.py).
+        Index("ix_player_game_profile", "family_id", "player_id", "status", "month", "total"),
+        Index("ix_player_game_table", "family_id", "status", "player_id", "won", "total", "hands_played", "hands_won"),
+        Index("ix_player_game_total", "family_id", "status", "total"),
+        Index("ix_player_game_hands_won", "family_id", "status", "hands_won"),
+        Index("ix_player_game_stuck", "family_id", "status", "times_stuck"),
+        Index("ix_player_game_streak", "family_id", "status", "won", "played_on", "game_id", "player_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

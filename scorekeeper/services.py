@@ -140,19 +140,6 @@ def load_game(family: Family, game_id: int) -> Game | None:
     ).scalar()
 
 
-def games_of(family: Family, status: str, limit: int) -> list[Game]:
-    """The family's games with this status, newest first."""
-    return list(
-        db.session.execute(
-            db.select(Game)
-            .where(Game.family_id == family.id, Game.status == status)
-            .order_by(Game.started_at.desc(), Game.id.desc())
-            .limit(limit)
-            .options(*_WHOLE_GAME)
-        ).scalars()
-    )
-
-
 def _round(game: Game, number: int) -> GameRound:
     for round_ in game.rounds:
         if round_.number == number:

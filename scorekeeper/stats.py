@@ -14,7 +14,7 @@ from sqlalchemy import and_, case, func
 from sqlalchemy.orm import aliased, selectinload
 
 from .db import db
-from .models import FINISHED, Family, Game, Player, PlayerGame, Seat
+from .models import FINISHED, IN_PROGRESS, Family, Game, Player, PlayerGame
 
 PAGE_SIZE = 25
 
@@ -35,12 +35,13 @@ class HistoryFilters:
 class HistoryPage:
     games: list[Game]
     winners: dict[int, list[str]]  # game id -> winners' names
+    winning_total: dict[int, int]  # game id -> the winners' final score
     total: int
     page: int
     pages: int
 
 
-def history(family: Family, filters: HistoryFilters, page: int = 1) -> HistoryPage:
+def history(family: Family, filters: HistoryFilters, page: int = 1, page_size: int = PAGE_SIZE) -> HistoryPage:
     """One page of the family's games, newest first: four queries whatever the page."""
     query = db.select(Game.id).where(Game.family_id == family.id)
     if filters.variant_key:
@@ -53,13 +54,17 @@ def history(family: Family, filters: HistoryFilters, page: int = 1) -> HistoryPa
         query = query.where(Game.started_at < filters.date_to + timedelta(days=1))
     if filters.player_id:
         query = query.where(
-            Game.id.in_(db.select(Seat.game_id).where(Seat.player_id == filters.player_id))
+            Game.id.in_(
+                db.select(PlayerGame.game_id).where(
+                    PlayerGame.family_id == family.id, PlayerGame.player_id == filters.player_id
+                )
+            )
         )
     total = db.session.execute(db.select(func.count()).select_from(query.subquery())).scalar_one()
-    pages = max(1, -(-total // PAGE_SIZE))
+    pages = max(1, -(-total // page_size))
     page = min(max(page, 1), pages)
     newest_first = (Game.started_at.desc(), Game.id.desc())
-    page_ids = query.order_by(*newest_first).limit(PAGE_SIZE).offset((page - 1) * PAGE_SIZE)
+    page_ids = query.order_by(*newest_first).limit(page_size).offset((page - 1) * page_size)
     games = list(
         db.session.execute(
             db.select(Game)
@@ -69,16 +74,53 @@ def history(family: Family, filters: HistoryFilters, page: int = 1) -> HistoryPa
         ).scalars()
     )
     winners: dict[int, list[str]] = {}
+    winning_total: dict[int, int] = {}
     if games:
         rows = db.session.execute(
-            db.select(PlayerGame.game_id, Player.name)
+            db.select(PlayerGame.game_id, Player.name, PlayerGame.total)
             .join(Player, Player.id == PlayerGame.player_id)
             .where(PlayerGame.game_id.in_([g.id for g in games]), PlayerGame.won)
             .order_by(Player.name)
         )
-        for game_id, name in rows:
+        for game_id, name, score in rows:
             winners.setdefault(game_id, []).append(name)
-    return HistoryPage(games, winners, total, page, pages)
+            winning_total[game_id] = score
+    return HistoryPage(games, winners, winning_total, total, page, pages)
+
+
+@dataclass
+class GameInPlay:
+    game: Game
+    totals: dict[int, int]  # player id -> running total
+    hands_played: int
+
+    @property
+    def round_number(self) -> int:
+        numbers = self.game.variant.hand_numbers(self.game.skip_first_hand)
+        return numbers[min(self.hands_played, len(numbers) - 1)]
+
+
+def in_progress(family: Family, limit: int = 20) -> list[GameInPlay]:
+    """Games being played, newest first, with running totals from the summaries: three queries."""
+    games = list(
+        db.session.execute(
+            db.select(Game)
+            .where(Game.family_id == family.id, Game.status == IN_PROGRESS)
+            .order_by(Game.started_at.desc(), Game.id.desc())
+            .limit(limit)
+            .options(selectinload(Game.seats))
+        ).scalars()
+    )
+    lines = {g.id: GameInPlay(g, {}, 0) for g in games}
+    if games:
+        rows = db.session.execute(
+            db.select(PlayerGame.game_id, PlayerGame.player_id, PlayerGame.total, PlayerGame.hands_played)
+            .where(PlayerGame.game_id.in_(list(lines)))
+        )
+        for game_id, player_id, total, hands in rows:
+            lines[game_id].totals[player_id] = total
+            lines[game_id].hands_played = hands
+    return list(lines.values())
 
 
 # -- players ------------------------------------------------------------------------------
