@@ -43,7 +43,10 @@ def new_uid() -> str:
 
 
 class Game(db.Model):
-    __table_args__ = (Index("ix_game_family_started", "family_id", "started_at"),)
+    __table_args__ = (
+        Index("ix_game_family_started", "family_id", "started_at"),
+        Index("ix_game_family_status_started", "family_id", "status", "started_at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     # Identifies the game across exports and imports, so importing twice adds nothing.
@@ -54,7 +57,7 @@ class Game(db.Model):
     rules: Mapped[dict] = mapped_column(JSON)
     skip_first_hand: Mapped[bool] = mapped_column(default=False)
     first_dealer: Mapped[int]  # seat position
-    status: Mapped[str] = mapped_column(String(20), default=IN_PROGRESS, index=True)
+    status: Mapped[str] = mapped_column(String(20), default=IN_PROGRESS)
     started_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     finished_at: Mapped[datetime | None]
 
