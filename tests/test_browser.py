@@ -23,14 +23,15 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 @pytest.fixture
 def live_server(tmp_path):
-    """The real app (CSRF on) served on a free loopback port for the length of one test."""
+    """The real app (CSRF on) served on a free loopback port; ``app.base_url`` is its address."""
     app = create_app(
         {"SECRET_KEY": "browser-test", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'b.sqlite'}"}
     )
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
+    app.base_url = f"http://127.0.0.1:{server.server_port}"
+    yield app
     server.shutdown()
 
 
@@ -45,7 +46,8 @@ def page(live_server):
         context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                       is_mobile=True, has_touch=True)
         page = context.new_page()
-        page.base_url = live_server
+        page.base_url = live_server.base_url
+        page.app = live_server
         yield page
         browser.close()
 
@@ -146,3 +148,29 @@ def test_two_rounds_by_tapping(page):
     expect(totals).to_have_text(["25", "60", "10", "45"])
     expect(page.locator(".leader-line")).to_contain_text("Di")
     shot(page, "08-standings")
+
+
+def test_history_pages_fit_a_phone_and_draw_their_charts(page):
+    """History, a profile, records and a game's detail at 390 px: no sideways scroll, charts drawn."""
+    app = page.app
+    with app.app_context():
+        from scorekeeper import services
+        from scorekeeper.demo import seed_demo
+
+        seed_demo(services.current_family(), 60, seed=11)
+    pages = {
+        "09-history": "/history",
+        "10-player-profile": "/players/1",
+        "11-records": "/records?a=1&b=2",
+        "12-game-detail": "/games/60/standings",
+    }
+    for name, path in pages.items():
+        page.goto(page.base_url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} scrolls sideways ({width}px)"
+        shot(page, name)
+    page.goto(page.base_url + "/games/60/standings")
+    assert page.locator("svg.chart polyline").count() >= 3
+    sync_api.expect(page.locator("svg.chart")).to_have_attribute("aria-label", "Running totals by round")
+    page.goto(page.base_url + "/players/1")
+    assert page.locator("svg.chart polyline").count() == 1
