@@ -129,7 +129,7 @@ def import_command(file):
 
 @click.command("seed-demo")
 @click.option("--games", type=click.IntRange(1, 100_000), default=50, show_default=True)
-@click.option("--seed", type=int, help="Make the same demo history again.")
+@click.option("--seed", type=int, help="The same seed gives games with the same content.")
 @with_appcontext
 def seed_demo_command(games, seed):
     """Fill the family with realistic finished demo games across all presets."""

@@ -42,11 +42,11 @@ def _leftover(rng: random.Random, variant, round_, decks, remaining: dict[str, i
 def seed_demo(family: Family, games: int, seed: int | None = None, end: datetime | None = None) -> int:
     """Add ``games`` finished games across all presets to ``family``; returns how many were added."""
     rng = random.Random(seed)
-    players = {p.name: p for p in services.family_players(family)}
+    saved = {p.name.casefold(): p for p in services.family_players(family)}
+    players = {}
     for name in DEMO_PLAYERS:
-        if name not in players:
-            players[name] = Player(family_id=family.id, name=name)
-            db.session.add(players[name])
+        players[name] = saved.get(name.casefold()) or Player(family_id=family.id, name=name)
+        db.session.add(players[name])
     db.session.commit()
 
     ids = {m: _next_id(m) for m in (Game, Seat, GameRound, Result, PlayerGame)}
@@ -82,7 +82,8 @@ def _one_game(rng, family, variants, players, played_on, ids, rows) -> None:
     numbers = variant.hand_numbers(skip)
     finished = started + timedelta(minutes=12 * len(numbers))
     rows[Game].append({
-        "id": game_id, "uid": uuid.UUID(int=rng.getrandbits(128)).hex, "family_id": family.id,
+        # A fresh uid even with a seed: the seed repeats the games' content, not their identity.
+        "id": game_id, "uid": uuid.uuid4().hex, "family_id": family.id,
         "variant_key": variant.key, "rules": variant.to_dict(), "skip_first_hand": skip,
         "first_dealer": first_dealer, "status": FINISHED, "started_at": started, "finished_at": finished,
     })

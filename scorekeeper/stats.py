@@ -50,7 +50,7 @@ def history(family: Family, filters: HistoryFilters, page: int = 1, page_size: i
         query = query.where(Game.status == filters.status)
     if filters.date_from:
         query = query.where(Game.started_at >= filters.date_from)
-    if filters.date_to:
+    if filters.date_to and filters.date_to < date.max:
         query = query.where(Game.started_at < filters.date_to + timedelta(days=1))
     if filters.player_id:
         query = query.where(

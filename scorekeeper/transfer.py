@@ -182,9 +182,11 @@ def parse(text: str | bytes) -> dict:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError) as error:
         raise TransferError(f"This is not a JSON file ({error}).") from None
+    except RecursionError:
+        raise TransferError("This is not a Scorekeeper export (it is nested far too deeply).") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise TransferError("This is not a Scorekeeper export (its 'format' is not 'scorekeeper-export').")
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data["version"] != VERSION:
         raise TransferError(f"This export is version {data.get('version')!r}; this app reads version {VERSION}.")
     _need(_need(data, "family", dict, "export"), "name", str, "family")
     names = set()
@@ -211,7 +213,8 @@ def _check_game(game, where: str, names: set[str]) -> None:
         raise TransferError(f"{where}.uid: must be 1 to 32 characters.")
     try:
         variant = rules.Variant.from_dict(_need(game, "rules", dict, where))
-    except (KeyError, TypeError, ValueError) as error:
+        codes = {k.code for k in variant.keys}
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise TransferError(f"{where}.rules: the rules snapshot is incomplete ({error}).") from None
     _need(game, "variant_key", str, where)
     _need(game, "skip_first_hand", bool, where)
@@ -229,7 +232,6 @@ def _check_game(game, where: str, names: set[str]) -> None:
     first = _need(game, "first_dealer", int, where)
     if not 0 <= first < len(seats):
         raise TransferError(f"{where}.first_dealer: there is no seat {first}.")
-    codes = {k.code for k in variant.keys}
     seen_numbers = set()
     for r, round_ in enumerate(_need(game, "rounds", list, where)):
         at = f"{where}.rounds[{r}]"

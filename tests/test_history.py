@@ -21,7 +21,6 @@ from scorekeeper.demo import seed_demo
 from scorekeeper.models import Game, GameRound, Player, PlayerGame, Result, Seat
 from tests.helpers import (
     db_snapshot,
-    element_text,
     game_status,
     new_game,
     player_ids,
@@ -78,11 +77,11 @@ def table_rows(response, table_class: str | None = None) -> list[list[str]]:
     """Every body row of the page's tables (or of the table with this class) as cell texts."""
     html = response.get_data(as_text=True)
     if table_class:
-        html = re.search(rf'<table class="{table_class}">(.*?)</table>', html, flags=re.S).group(1)
+        html = re.search(rf'<table class="{table_class}">(.*?)</table>', html, flags=re.DOTALL).group(1)
     rows = []
-    for body in re.findall(r"<tbody>(.*?)</tbody>", html, flags=re.S):
-        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, flags=re.S):
-            rows.append([text_of(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, flags=re.S)])
+    for body in re.findall(r"<tbody>(.*?)</tbody>", html, flags=re.DOTALL):
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, flags=re.DOTALL):
+            rows.append([text_of(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, flags=re.DOTALL)])
     return rows
 
 
@@ -330,7 +329,7 @@ def test_head_to_head_on_the_records_page(family, first, second, rows):
     page = family.client.get(f"/records?a={a}&b={b}")
     assert page.status_code == 200
     assert table_rows(page, "duel") == rows
-    header = re.search(r'<table class="duel">\s*<thead>(.*?)</thead>', page.get_data(as_text=True), re.S)
+    header = re.search(r'<table class="duel">\s*<thead>(.*?)</thead>', page.get_data(as_text=True), re.DOTALL)
     assert text_of(header.group(1)) == f"{first} {second}"
 
 

@@ -361,7 +361,7 @@ def test_a_rules_snapshot_missing_a_cards_points_is_refused_with_a_message(targe
     path = tmp_path / "bad.json"
     path.write_bytes(raw)
     result = runner.invoke(args=["import", str(path)])
-    assert result.output.startswith("Error: Nothing imported: games[2].rules"), result.output
+    assert result.output.startswith("Error: Nothing imported: games[2].rules"), (result.output, result.exception)
     page = upload(client, raw)
     assert page.status_code == 200
     assert element_text(page, "file-errors").startswith("Nothing was imported: games[2].rules")
@@ -374,7 +374,7 @@ def test_a_deeply_nested_file_is_refused_with_a_message(target, client, runner, 
     path = tmp_path / "deep.json"
     path.write_bytes(raw)
     result = runner.invoke(args=["import", str(path)])
-    assert result.output.startswith("Error: Nothing imported: "), result.output
+    assert result.output.startswith("Error: Nothing imported: "), (result.output, result.exception)
     page = upload(client, raw)
     assert page.status_code == 200
     assert element_text(page, "file-errors").startswith("Nothing was imported: ")
