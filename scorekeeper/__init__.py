@@ -63,7 +63,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     db.init_app(app)
     csrf.init_app(app)
 
-    from . import cli, errors, games, history, main, prints, rounds
+    from . import cli, errors, games, history, main, prints, rounds, speed
 
     app.register_blueprint(main.bp)
     app.register_blueprint(games.bp)
@@ -72,6 +72,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(history.bp)
     errors.init_app(app)
     cli.init_app(app)
+    speed.init_app(app)
 
     with app.app_context():
         db.create_all()

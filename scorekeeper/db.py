@@ -1,7 +1,10 @@
 """The database extension, created unbound and attached in ``create_app``."""
 
+import sqlite3
+
 from flask_sqlalchemy import SQLAlchemy
-from sqlalchemy import MetaData
+from sqlalchemy import MetaData, event
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase
 
 
@@ -19,3 +22,15 @@ class Base(DeclarativeBase):
 
 
 db = SQLAlchemy(model_class=Base)
+
+
+@event.listens_for(Engine, "connect")
+def _sqlite_settings(connection, _record) -> None:
+    """SQLite: readers never wait for a writer (WAL), commits skip a second disk flush, and a
+    writer waits for another instead of failing at once (several server processes)."""
+    if isinstance(connection, sqlite3.Connection):
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.close()

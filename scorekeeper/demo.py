@@ -65,7 +65,7 @@ def seed_demo(family: Family, games: int, seed: int | None = None, end: datetime
         if (index + 1) % CHUNK == 0:
             _flush(rows)
     _flush(rows)
-    db.session.commit()
+    services.commit_for(family.id)
     return games
 
 

@@ -9,6 +9,7 @@ from . import rules, services
 from .forms import NAME_MAX, NewGameForm, SeatingForm
 from .models import Game
 from .services import RuleError, SeatChoice
+from .speed import cached_page
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
@@ -117,6 +118,7 @@ def seating():
 
 
 @bp.get("/<int:game_id>")
+@cached_page
 def play(game_id: int):
     game = game_or_404(game_id)
     round_ = game.current_round

@@ -23,6 +23,7 @@ from .db import db
 from .games import game_or_404
 from .models import ABANDONED, FINISHED, IN_PROGRESS, Player
 from .services import RuleError
+from .speed import cached_page
 
 bp = Blueprint("history", __name__)
 
@@ -48,6 +49,7 @@ def _date_arg(name: str, errors: dict) -> date | None:
 
 
 @bp.get("/history")
+@cached_page
 def index():
     family = services.current_family()
     players = services.family_players(family)
@@ -78,12 +80,14 @@ def index():
 
 
 @bp.get("/players")
+@cached_page
 def players():
     family = services.current_family()
     return render_template("history/players.html", lines=stats.player_table(family))
 
 
 @bp.get("/players/<int:player_id>")
+@cached_page
 def player(player_id: int):
     family = services.current_family()
     person = _player_or_404(family, player_id)
@@ -101,6 +105,7 @@ def player(player_id: int):
 
 
 @bp.get("/records")
+@cached_page
 def records():
     family = services.current_family()
     players = services.family_players(family)

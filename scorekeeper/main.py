@@ -4,11 +4,13 @@ from flask import Blueprint, render_template
 
 from . import services, stats
 from .models import FINISHED
+from .speed import cached_page
 
 bp = Blueprint("main", __name__)
 
 
 @bp.get("/")
+@cached_page
 def home():
     family = services.current_family()
     return render_template(

@@ -27,6 +27,8 @@ class Family(db.Model):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(60))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Bumped by every change to the family's games: cached pages are keyed by it.
+    version: Mapped[int] = mapped_column(default=0)
 
 
 class Player(db.Model):

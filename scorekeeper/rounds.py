@@ -11,6 +11,7 @@ from .forms import entry_form
 from .games import game_or_404
 from .models import GameRound
 from .services import RuleError
+from .speed import cached_page
 
 bp = Blueprint("rounds", __name__, url_prefix="/games/<int:game_id>")
 
@@ -114,6 +115,7 @@ def _review(game, round_: GameRound, entries) -> dict:
 
 
 @bp.get("/standings")
+@cached_page
 def standings(game_id: int):
     game = game_or_404(game_id)
     table = services.standings(game)

@@ -38,6 +38,12 @@ class RuleError(Exception):
 # -- family and players -------------------------------------------------------------------
 
 
+def commit_for(family_id: int) -> None:
+    """Commit a change to a family's games, moving its version on so cached pages are redrawn."""
+    db.session.execute(update(Family).where(Family.id == family_id).values(version=Family.version + 1))
+    db.session.commit()
+
+
 def current_family() -> Family:
     """The family using this instance (one per instance until accounts arrive)."""
     family = db.session.execute(db.select(Family).order_by(Family.id).limit(1)).scalar()
@@ -113,7 +119,7 @@ def start_game(
     db.session.add(game)
     db.session.flush()
     refresh_summary(game, new=True)
-    db.session.commit()
+    commit_for(family.id)
     return game
 
 
@@ -181,7 +187,7 @@ def buy(game: Game, number: int, player_id: int) -> None:
     if not changed:
         db.session.rollback()
         raise RuleError(f"{name} has used all {limit} buys this round.")
-    db.session.commit()
+    commit_for(game.family_id)
 
 
 def undo_buy(game: Game, number: int, player_id: int) -> None:
@@ -195,7 +201,7 @@ def undo_buy(game: Game, number: int, player_id: int) -> None:
     if not changed:
         db.session.rollback()
         raise RuleError(f"{name} has no buy to take back this round.")
-    db.session.commit()
+    commit_for(game.family_id)
 
 
 def set_laid_down(game: Game, number: int, player_id: int, laid_down: bool) -> None:
@@ -203,7 +209,7 @@ def set_laid_down(game: Game, number: int, player_id: int, laid_down: bool) -> N
     round_ = _open_round(game, number)
     _seat_name(game, player_id)
     round_.result_for(player_id).laid_down = laid_down
-    db.session.commit()
+    commit_for(game.family_id)
 
 
 # -- recording a hand ---------------------------------------------------------------------
@@ -287,7 +293,7 @@ def record_round(game: Game, number: int, entries: Sequence[HandEntry], version:
         result.bonus = bonus
         result.points = points
     _update_status(game)
-    db.session.commit()
+    commit_for(game.family_id)
     return round_
 
 
@@ -307,7 +313,7 @@ def undo_last_round(game: Game) -> GameRound:
         result.bonus = 0
         result.points = 0
     _update_status(game)
-    db.session.commit()
+    commit_for(game.family_id)
     return round_
 
 
@@ -359,14 +365,14 @@ def abandon_game(game: Game) -> None:
         raise RuleError("This game is already abandoned.")
     game.status, game.finished_at = ABANDONED, utcnow()
     refresh_summary(game)
-    db.session.commit()
+    commit_for(game.family_id)
 
 
 def delete_game(game: Game) -> None:
     """Remove a game with all its hands and its summary."""
     db.session.execute(db.delete(PlayerGame).where(PlayerGame.game_id == game.id))
     db.session.delete(game)
-    db.session.commit()
+    commit_for(game.family_id)
 
 
 # -- standings ----------------------------------------------------------------------------

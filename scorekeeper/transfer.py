@@ -283,9 +283,13 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
         if not players and not db.session.execute(
             db.select(Game.id).where(Game.family_id == family.id).limit(1)
         ).first():
+            changed = family.name != data["family"]["name"]
             family.name = data["family"]["name"]  # an empty instance takes the exported family's name
+        else:
+            changed = False
         for entry in data["players"]:
             if entry["name"].casefold() not in players:
+                changed = True
                 player = Player(family_id=family.id, name=entry["name"], created_at=_when(entry, "created_at", ""))
                 db.session.add(player)
                 players[entry["name"].casefold()] = player
@@ -300,7 +304,8 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
             db.session.flush()  # ids for the summaries
             for game in games:
                 services.refresh_summary(game, new=True)
-        db.session.commit()
+        if fresh or changed:
+            services.commit_for(family.id)
     except Exception:
         db.session.rollback()
         raise

@@ -670,6 +670,7 @@ def statements_for(app, client, url: str) -> int:
 
 
 def test_each_page_costs_the_same_few_statements_with_10_or_200_games(client, app):
+    app.config["PAGE_CACHE"] = False  # count what drawing each page costs, not a cached copy
     with app.app_context():
         family = services.current_family()
         seed_demo(family, 10, seed=5)

@@ -1,0 +1,132 @@
+"""Serving fast: cached pages, compressed responses and fingerprinted static files.
+
+- A page is drawn once per (family version, address, browser session) and then served from
+  memory, with an ``ETag`` so an unchanged page costs a 304. Any write moves the family's
+  version on (``services.commit_for``), so a cached page is never stale. The session's CSRF
+  token is part of the key because pages carry forms signed for that session.
+- Text responses are gzipped when the browser accepts it.
+- ``url_for('static', ...)`` adds a content hash (``?v=``), and such URLs are cached for a year.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import threading
+from collections import OrderedDict
+from functools import wraps
+from pathlib import Path
+
+from flask import Flask, current_app, make_response, request, session
+from flask_wtf.csrf import generate_csrf
+
+COMPRESSIBLE = {"text/html", "text/css", "text/javascript", "application/javascript", "application/json",
+                "image/svg+xml", "text/csv", "text/plain"}
+MIN_COMPRESS = 512
+YEAR = 365 * 24 * 3600
+
+
+class _Pages:
+    """A small thread-safe LRU of rendered pages: key -> (body, mimetype)."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._items: OrderedDict[str, tuple[bytes, str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str):
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                self._items.move_to_end(key)
+            return item
+
+    def put(self, key: str, item: tuple[bytes, str]) -> None:
+        with self._lock:
+            self._items[key] = item
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+pages = _Pages()
+
+
+def cached_page(view):
+    """Serve a GET page from memory while the family's data is unchanged."""
+
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        from . import services
+
+        if not current_app.config.get("PAGE_CACHE", True) or session.get("_flashes"):
+            return view(*args, **kwargs)  # a page with a one-time message is drawn fresh
+        family = services.current_family()
+        generate_csrf()  # make sure the session's token exists before it joins the key
+        raw = f"{family.id}|{family.version}|{request.full_path}|{session.get('csrf_token')}"
+        key = hashlib.sha256(raw.encode()).hexdigest()[:32]
+        if key in request.if_none_match:
+            response = make_response("", 304)
+        else:
+            hit = pages.get(key)
+            if hit is None:
+                response = make_response(view(*args, **kwargs))
+                if response.status_code != 200:
+                    return response
+                pages.put(key, (response.get_data(), response.mimetype))
+            else:
+                body, mimetype = hit
+                response = make_response(body)
+                response.mimetype = mimetype
+        response.set_etag(key)
+        response.headers["Cache-Control"] = "private, no-cache"
+        return response
+
+    return wrapper
+
+
+def _fingerprint(app: Flask, filename: str, memo: dict[str, str]) -> str:
+    if filename not in memo:
+        path = Path(app.static_folder) / filename
+        memo[filename] = hashlib.sha256(path.read_bytes()).hexdigest()[:12] if path.is_file() else ""
+    return memo[filename]
+
+
+def init_app(app: Flask) -> None:
+    memo: dict[str, str] = {}
+
+    @app.url_defaults
+    def static_fingerprint(endpoint, values):
+        if endpoint == "static" and "filename" in values and "v" not in values:
+            version = _fingerprint(app, values["filename"], memo)
+            if version:
+                values["v"] = version
+
+    @app.after_request
+    def cache_and_compress(response):
+        if request.endpoint == "static" and request.args.get("v"):
+            response.headers["Cache-Control"] = f"public, max-age={YEAR}, immutable"
+        return _compress(response)
+
+
+def _compress(response):
+    if (
+        response.status_code != 200
+        or (response.is_streamed and not response.direct_passthrough)  # exports stream as made
+        or response.mimetype not in COMPRESSIBLE
+        or "Content-Encoding" in response.headers
+        or "gzip" not in request.headers.get("Accept-Encoding", "")
+    ):
+        return response
+    response.direct_passthrough = False  # static files: read them so they can be compressed
+    body = response.get_data()
+    if len(body) < MIN_COMPRESS:
+        return response
+    response.set_data(gzip.compress(body, compresslevel=6))
+    response.headers["Content-Encoding"] = "gzip"
+    response.vary.add("Accept-Encoding")
+    return response
