@@ -21,7 +21,8 @@ class Base(DeclarativeBase):
     )
 
 
-db = SQLAlchemy(model_class=Base)
+# Objects keep their values after a commit: a request reads what it just wrote without reloading.
+db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
 
 
 @event.listens_for(Engine, "connect")

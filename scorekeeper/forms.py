@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from flask import request
 from flask_wtf import FlaskForm
@@ -185,7 +186,14 @@ class _EntryBase(FlaskForm):
 
 
 def entry_form(variant: rules.Variant, round_: rules.Round, decks: rules.Decks, players, **kwargs):
-    """Build the card-entry form for this hand: a keypad (count inputs) per player."""
+    """The card-entry form for this hand: a keypad (count inputs) per player."""
+    form_class = _entry_form_class(variant, round_, decks, tuple((p.id, p.name) for p in players))
+    return form_class(**kwargs).setup(variant, round_, decks, players)
+
+
+@lru_cache(maxsize=128)
+def _entry_form_class(variant: rules.Variant, round_: rules.Round, decks: rules.Decks, players):
+    """Form classes are built once per hand shape (rules, round, decks, players), then reused."""
     class HandForm(Form):
         laid_down = BooleanField("Laid down")
         buys = IntegerField(
@@ -215,7 +223,7 @@ def entry_form(variant: rules.Variant, round_: rules.Round, decks: rules.Decks, 
             IntegerField(key.label, validators=[Optional(), NumberRange(min=0, message="Cannot be negative.")]),
         )
 
-    attrs = {f"p{p.id}": FormField(HandForm, label=p.name) for p in players}
+    attrs = {f"p{player_id}": FormField(HandForm, label=name) for player_id, name in players}
     attrs["went_out"] = RadioField("Who went out?", validators=[InputRequired("Choose who went out.")])
     attrs["bonus"] = RadioField(
         "How did they go out?",
@@ -224,5 +232,4 @@ def entry_form(variant: rules.Variant, round_: rules.Round, decks: rules.Decks, 
         default="",
         validate_choice=bool(variant.bonuses),
     )
-    form_class = type("CardEntryForm", (_EntryBase,), attrs)
-    return form_class(**kwargs).setup(variant, round_, decks, players)
+    return type("CardEntryForm", (_EntryBase,), attrs)

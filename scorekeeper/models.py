@@ -150,7 +150,8 @@ class Result(db.Model):
     points: Mapped[int] = mapped_column(default=0)
 
     round: Mapped[GameRound] = relationship(back_populates="results")
-    player: Mapped[Player] = relationship(lazy="joined")
+    # The seats already hold the players: reading this finds them in the session, no query.
+    player: Mapped[Player] = relationship()
 
     @property
     def stuck(self) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import update
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import attributes, joinedload, selectinload
 
 from . import rules
 from .db import db
@@ -132,7 +132,7 @@ def is_number(text: str) -> bool:
 
 
 # Seats, rounds and results in one query each, however many games are listed.
-_WHOLE_GAME = (selectinload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
+_WHOLE_GAME = (joinedload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
 
 
 def load_game(family: Family, game_id: int) -> Game | None:
@@ -143,7 +143,7 @@ def load_game(family: Family, game_id: int) -> Game | None:
         db.select(Game)
         .where(Game.id == game_id, Game.family_id == family.id)
         .options(*_WHOLE_GAME)
-    ).scalar()
+    ).unique().scalar_one_or_none()
 
 
 def _round(game: Game, number: int) -> GameRound:
@@ -277,6 +277,9 @@ def record_round(game: Game, number: int, entries: Sequence[HandEntry], version:
             f"Round {number} was saved from another tap or phone in the meantime; "
             "this is the result that is stored."
         )
+    # Keep the objects in step with the row without writing it again.
+    attributes.set_committed_value(round_, "recorded_at", stamp)
+    attributes.set_committed_value(round_, "version", version + 1)
     variant = game.variant
     by_player = {e.player_id: e for e in entries}
     for result in round_.results:
@@ -292,6 +295,7 @@ def record_round(game: Game, number: int, entries: Sequence[HandEntry], version:
         result.bonus_code = entry.bonus_code if entry.went_out else ""
         result.bonus = bonus
         result.points = points
+        _mark_changed(result, RESULT_FIELDS)
     _update_status(game)
     commit_for(game.family_id)
     return round_
@@ -328,6 +332,16 @@ def _update_status(game: Game) -> None:
     refresh_summary(game)
 
 
+RESULT_FIELDS = ("went_out", "laid_down", "buys", "cards", "hand_total", "bonus_code", "bonus", "points")
+SUMMARY_FIELDS = ("status", "hands_played", "total", "won", "hands_won", "times_stuck", "buys")
+
+
+def _mark_changed(row, names) -> None:
+    """Rows written with the same columns go to the database as one batched statement."""
+    for name in names:
+        attributes.flag_modified(row, name)
+
+
 def refresh_summary(game: Game, new: bool = False) -> None:
     """Recompute the game's one-row-per-player summary (``PlayerGame``) from its hands.
 
@@ -357,6 +371,8 @@ def refresh_summary(game: Game, new: bool = False) -> None:
         row.hands_won = sum(r.went_out for r in results)
         row.times_stuck = sum(r.stuck for r in results)
         row.buys = sum(r.buys for r in results)
+        if row.id is not None:
+            _mark_changed(row, SUMMARY_FIELDS)
 
 
 def abandon_game(game: Game) -> None:

@@ -1,0 +1,454 @@
+"""Benchmark harness: every page under gunicorn (2 workers) at 10 and at 10,000 games, one run.
+
+    python bench/run.py            # the full run; writes bench/RESULTS.md
+    python bench/run.py --quick    # a small history and a few requests: the same table, in seconds
+
+For each history size it makes a fresh database (seed-demo), starts gunicorn on 127.0.0.1, and
+drives it from this separate process with a bounded load: a fixed number of requests at a fixed
+concurrency (wrk for the GET pages when it is installed, else a Python client). /healthz, which
+touches no database, is the baseline measured in the same run; budgets are ratios to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import http.client
+import os
+import platform
+import re
+import shutil
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+BUDGET = {
+    "page_ratio": 3.0,
+    "post_ratio": 5.0,
+    "growth": 1.3,
+    "queries": 10,
+    "weight_kb": 40.0,
+    "pdf_cold_ratio": 1.5,
+    "pdf_repeat_speedup": 20.0,
+    "rss_mb": 150.0,
+}
+PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed"]
+
+
+# -- the data ---------------------------------------------------------------------------------
+
+
+def prepare(folder: Path, games: int, fresh_games: int) -> dict:
+    """Seed a database and set up the games the endpoints need; returns ids for the URLs."""
+    os.environ.update(SCOREKEEPER_INSTANCE_PATH=str(folder), SCOREKEEPER_SECRET_KEY="bench-secret")
+    os.environ.pop("SCOREKEEPER_DATABASE_URL", None)
+    from scorekeeper import create_app, rules, services
+    from scorekeeper.db import db
+    from scorekeeper.demo import seed_demo
+    from scorekeeper.models import FINISHED, Game, Player
+
+    app = create_app()
+    with app.app_context():
+        family = services.current_family()
+        seed_demo(family, games, seed=1)
+        players = {p.name: p for p in services.family_players(family)}
+        for name in PLAYERS:
+            if name not in players:
+                players[name] = Player(family_id=family.id, name=name)
+                db.session.add(players[name])
+        db.session.commit()
+        variant = rules.get_variant("shanghai-10")
+        seats = [services.SeatChoice(player_id=players[n].id) for n in PLAYERS]
+        playing = services.start_game(family, variant, seats, first_dealer=0)
+        for number in (1, 2):  # a game in progress with two hands in
+            entries = [services.HandEntry(player_id=players[n].id, went_out=(i == number),
+                                          laid_down=True, counts={"K": 1, "5": 2}) for i, n in enumerate(PLAYERS)]
+            services.record_round(playing, number, entries, version=0)
+        fresh = [services.start_game(family, variant, seats, first_dealer=0).id for _ in range(fresh_games)]
+        finished = db.session.execute(
+            db.select(Game.id).where(Game.status == FINISHED).order_by(Game.id.desc()).limit(40)
+        ).scalars().all()
+        ids = {
+            "playing": playing.id,
+            "fresh": fresh,
+            "finished": finished,
+            "player": players["Ann"].id,
+            "other": players["Bob"].id,
+            "player_ids": {n: players[n].id for n in PLAYERS},
+        }
+        db.session.remove()
+    return ids
+
+
+def endpoints(ids: dict, games: int) -> dict[str, str]:
+    deep = max(1, min(games // 25, 300))
+    return {
+        "baseline /healthz": "/healthz",
+        "home": "/",
+        "round screen": f"/games/{ids['playing']}",
+        "standings": f"/games/{ids['playing']}/standings",
+        "history page 1": "/history",
+        "history deep page": f"/history?page={deep}",
+        "player profile": f"/players/{ids['player']}",
+        "records": f"/records?a={ids['player']}&b={ids['other']}",
+    }
+
+
+# -- the server -------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(folder: Path) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    env = {**os.environ, "SCOREKEEPER_INSTANCE_PATH": str(folder), "SCOREKEEPER_SECRET_KEY": "bench-secret"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "python:scorekeeper.gunicorn_conf", "--workers", "2",
+         "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "scorekeeper:create_app()"],
+        cwd=ROOT, env=env,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if request(port, "GET", "/healthz")[0] == 200:
+                return server, port
+        except OSError:
+            time.sleep(0.2)
+    server.kill()
+    raise SystemExit("gunicorn did not start within 30 s")
+
+
+def worker_peak_rss_mb(master: int) -> float:
+    """The largest peak resident size (VmHWM) among the master's worker processes."""
+    peaks = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        if re.search(rf"^PPid:\s+{master}$", text, re.M):
+            match = re.search(r"^VmHWM:\s+(\d+) kB", text, re.M)
+            if match:
+                peaks.append(int(match.group(1)) / 1024)
+    return max(peaks) if peaks else float("nan")
+
+
+# -- the client -------------------------------------------------------------------------------
+
+
+def request(port, method, path, body=None, headers=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        data = response.read()
+        return response.status, dict(response.getheaders()), data
+    finally:
+        connection.close()
+
+
+def session_for(port) -> tuple[str, str]:
+    """A browser-like session: its cookie and a CSRF token for posting forms."""
+    status, headers, body = request(port, "GET", "/games/new")
+    cookie = headers.get("Set-Cookie", "").split(";")[0]
+    token = re.search(rb'name="csrf_token" type="hidden" value="([^"]+)"|name="csrf_token" value="([^"]+)"', body)
+    csrf = (token.group(1) or token.group(2)).decode()
+    return cookie, csrf
+
+
+def python_load(port, jobs, concurrency) -> tuple[list[float], float]:
+    """Run ``jobs`` (method, path, body, headers) at ``concurrency``; latencies in ms and wall time."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    errors = []
+
+    def run(job):
+        method, path, body, headers = job
+        start = time.perf_counter()
+        status, _, _ = request(port, method, path, body, headers)
+        elapsed = (time.perf_counter() - start) * 1000
+        if status >= 400:
+            errors.append((path, status))
+        with lock:
+            latencies.append(elapsed)
+
+    wall = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(run, jobs))
+    wall = time.perf_counter() - wall
+    if errors:
+        raise SystemExit(f"requests failed: {errors[:3]}")
+    return latencies, wall
+
+
+def wrk_load(port, path, cookie, concurrency, seconds) -> dict:
+    out = subprocess.run(
+        ["wrk", "-t", "2", "-c", str(concurrency), "-d", f"{seconds}s", "--latency",
+         "-H", f"Cookie: {cookie}", "-H", "Accept-Encoding: gzip", f"http://127.0.0.1:{port}{path}"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+
+    def ms(label):
+        value, unit = re.search(rf"{label}\s+([\d.]+)(us|ms|s)", out).groups()
+        return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+
+    if re.search(r"Non-2xx or 3xx responses", out):
+        raise SystemExit(f"wrk saw errors on {path}")
+    return {"median": ms("50%"), "p95": ms("90%"), "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+            "note": "p95 column is wrk's p90"}
+
+
+def summarise(latencies, wall) -> dict:
+    ordered = sorted(latencies)
+    return {"median": statistics.median(ordered), "p95": ordered[int(0.95 * (len(ordered) - 1))],
+            "rps": len(ordered) / wall}
+
+
+def count_queries(folder: Path, ids: dict, games: int) -> tuple[dict[str, int], dict[str, float]]:
+    """SQL statements per request and the median time to draw each page, in-process, no cache."""
+    from sqlalchemy import event
+
+    from scorekeeper import create_app
+    from scorekeeper.db import db
+
+    os.environ["SCOREKEEPER_INSTANCE_PATH"] = str(folder)
+    app = create_app()
+    app.config.update(PAGE_CACHE=False, WTF_CSRF_ENABLED=False)
+    client = app.test_client()
+    counts, drawn = {}, {}
+    for name, path in endpoints(ids, games).items():
+        drawn[name] = statistics.median(_time(lambda: client.get(path)) for _ in range(7))
+        count = 0
+
+        def counter(*_):
+            nonlocal count
+            count += 1
+
+        with app.app_context():
+            event.listen(db.engine, "before_cursor_execute", counter)
+            client.get(path)
+            event.remove(db.engine, "before_cursor_execute", counter)
+        counts[name] = count
+    # One recorded round on a reserved fresh game.
+    game = ids["fresh"][-1]
+    count = 0
+
+    def post_counter(*_):
+        nonlocal count
+        count += 1
+
+    with app.app_context():
+        event.listen(db.engine, "before_cursor_execute", post_counter)
+        client.post(f"/games/{game}/rounds/1/score", data=round_form(ids, csrf=None))
+        event.remove(db.engine, "before_cursor_execute", post_counter)
+    counts["record a round (POST)"] = count
+    return counts, drawn
+
+
+def round_form(ids: dict, csrf: str | None) -> dict:
+    pid = ids["player_ids"]
+    data = {"action": "save", "version": "0", "went_out": str(pid["Ann"])}
+    for name in PLAYERS[1:]:
+        data[f"p{pid[name]}-k_K"] = "1"
+        data[f"p{pid[name]}-k_5"] = "2"
+        data[f"p{pid[name]}-laid_down"] = "y"
+    if csrf:
+        data["csrf_token"] = csrf
+    return data
+
+
+def page_weight_kb(port, path, cookie) -> tuple[float, int]:
+    """Gzipped bytes of the page plus the CSS and JS it links; and links leaving the origin."""
+    headers = {"Accept-Encoding": "gzip", "Cookie": cookie}
+    _, response_headers, body = request(port, "GET", path, headers=headers)
+    total = len(body)
+    html = gzip.decompress(body) if response_headers.get("Content-Encoding") == "gzip" else body
+    for asset in re.findall(rb'(?:href|src)="(/static/[^"]+\.(?:css|js)[^"]*)"', html):
+        _, _, data = request(port, "GET", asset.decode().replace("&amp;", "&"), headers=headers)
+        total += len(data)
+    external = len(re.findall(rb'(?:href|src)="(?:https?:)?//', html))
+    return total / 1024, external
+
+
+# -- a run ------------------------------------------------------------------------------------
+
+
+def measure(games: int, options) -> dict:
+    folder = Path(tempfile.mkdtemp(prefix=f"bench-{games}-"))
+    started = time.perf_counter()
+    ids = prepare(folder, games, fresh_games=options.posts + 1)
+    seeded = time.perf_counter() - started
+    queries, drawn = count_queries(folder, ids, games)
+    server, port = start_server(folder)
+    try:
+        cookie, csrf = session_for(port)
+        rows = {}
+        use_wrk = bool(shutil.which("wrk")) and not options.quick
+        for name, path in endpoints(ids, games).items():
+            request(port, "GET", path, headers={"Cookie": cookie})  # the first view draws the page
+            if use_wrk:
+                rows[name] = wrk_load(port, path, cookie, options.concurrency, options.wrk_seconds)
+            else:
+                jobs = [("GET", path, None, {"Cookie": cookie, "Accept-Encoding": "gzip"})] * options.requests
+                rows[name] = summarise(*python_load(port, jobs, options.concurrency))
+            rows[name]["queries"] = queries.get(name)
+            rows[name]["drawn"] = drawn.get(name)
+            if name != "baseline /healthz":
+                rows[name]["kb"], rows[name]["external"] = page_weight_kb(port, path, cookie)
+
+        body_headers = {"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"}
+        from urllib.parse import urlencode
+
+        jobs = [("POST", f"/games/{game}/rounds/1/score", urlencode(round_form(ids, csrf)).encode(), body_headers)
+                for game in ids["fresh"][: options.posts]]
+        rows["record a round (POST)"] = summarise(*python_load(port, jobs, options.concurrency))
+        rows["record a round (POST)"]["queries"] = queries["record a round (POST)"]
+
+        pdf = measure_pdf(port, ids, cookie, options)
+        rss = worker_peak_rss_mb(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"games": games, "seeded_s": seeded, "rows": rows, "pdf": pdf, "rss_mb": rss,
+            "driver": "wrk" if use_wrk else "python"}
+
+
+def measure_pdf(port, ids, cookie, options) -> dict:
+    """Filled score sheet: cold renders (distinct games), repeats (ETag → 304), and bare pages."""
+    from scorekeeper import printing
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from pdf_bench import bare_page
+
+    cold = []
+    for game in ids["finished"][: options.pdf_cold]:
+        start = time.perf_counter()
+        status, headers, _ = request(port, "GET", f"/games/{game}/sheet.pdf", headers={"Cookie": cookie})
+        cold.append((time.perf_counter() - start) * 1000)
+        assert status == 200 and headers.get("Content-Type") == "application/pdf"
+    url = f"/games/{ids['finished'][0]}/sheet.pdf"
+    etag = request(port, "GET", url, headers={"Cookie": cookie})[1]["ETag"]
+    jobs = [("GET", url, None, {"Cookie": cookie, "If-None-Match": etag})] * options.requests
+    repeat = summarise(*python_load(port, jobs, 1))["median"]
+    # Bare pages rendered in this process: a small one-table page, and one the sheet's size.
+    small, same = bare_page(11, 5), bare_page(24, 14)
+    printing.html_to_pdf(small)
+    bare_small = statistics.median(_time(lambda: printing.html_to_pdf(small)) for _ in range(options.pdf_cold))
+    bare_same = statistics.median(_time(lambda: printing.html_to_pdf(same)) for _ in range(options.pdf_cold))
+    return {"cold": statistics.median(cold), "repeat": repeat, "bare_small": bare_small, "bare_same": bare_same}
+
+
+def _time(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+# -- the report -------------------------------------------------------------------------------
+
+
+def report(small: dict, large: dict, options) -> tuple[str, bool]:
+    base_small = small["rows"]["baseline /healthz"]["median"]
+    base = large["rows"]["baseline /healthz"]["median"]
+    lines = [
+        f"| endpoint | median ms | p95 ms | req/s | × baseline | growth {small['games']}→{large['games']:,} | queries "
+        f"| gzip KB | drawn ms at {small['games']} | drawn ms at {large['games']:,} |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    verdicts = []
+    for name, row in large["rows"].items():
+        other = small["rows"].get(name)
+        ratio = row["median"] / base
+        growth = (row["median"] / base) / (other["median"] / base_small) if other else float("nan")
+        queries = "–" if row.get("queries") is None else row["queries"]
+        weight = f"{row['kb']:.1f}" if "kb" in row else "–"
+        drawn = [r.get("drawn") for r in (other or {}, row)]
+        drawn_text = " | ".join("–" if d is None else f"{d:.1f}" for d in drawn)
+        lines.append(
+            f"| {name} | {row['median']:.2f} | {row['p95']:.2f} | {row['rps']:.0f} | {ratio:.2f} | "
+            f"{growth:.2f} | {queries} | {weight} | {drawn_text} |"
+        )
+        if name == "baseline /healthz":
+            continue
+        limit = BUDGET["post_ratio"] if "POST" in name else BUDGET["page_ratio"]
+        verdicts.append((f"{name}: median {ratio:.2f}× baseline (≤ {limit}×)", ratio <= limit))
+        verdicts.append((f"{name}: growth {growth:.2f}× (≤ {BUDGET['growth']}×)", growth <= BUDGET["growth"]))
+        if row.get("queries") is not None:
+            same = other is None or other.get("queries") == row["queries"]
+            verdicts.append((f"{name}: {row['queries']} queries, same at both sizes (≤ {BUDGET['queries']})",
+                             row["queries"] <= BUDGET["queries"] and same))
+        if "kb" in row:
+            verdicts.append((f"{name}: {row['kb']:.1f} KB gzip with CSS/JS, {row['external']} outside links "
+                             f"(≤ {BUDGET['weight_kb']} KB, 0)", row["kb"] <= BUDGET["weight_kb"] and not row["external"]))
+    pdf = large["pdf"]
+    verdicts.append((f"filled sheet PDF cold {pdf['cold']:.0f} ms = {pdf['cold'] / pdf['bare_same']:.2f}× a bare one-table "
+                     f"page of the sheet's size ({pdf['bare_same']:.0f} ms; {pdf['cold'] / pdf['bare_small']:.1f}× a "
+                     f"small 11×5 one, {pdf['bare_small']:.0f} ms) (≤ {BUDGET['pdf_cold_ratio']}×)",
+                     pdf["cold"] / pdf["bare_same"] <= BUDGET["pdf_cold_ratio"]))
+    speedup = pdf["cold"] / pdf["repeat"]
+    verdicts.append((f"filled sheet PDF repeated {pdf['repeat']:.2f} ms: {speedup:.0f}× faster than cold "
+                     f"(≥ {BUDGET['pdf_repeat_speedup']}×)", speedup >= BUDGET["pdf_repeat_speedup"]))
+    verdicts.append((f"worker peak RSS {large['rss_mb']:.0f} MB (≤ {BUDGET['rss_mb']:.0f} MB)",
+                     large["rss_mb"] <= BUDGET["rss_mb"]))
+    table = "\n".join(lines)
+    checks = "\n".join(f"- {'PASS' if ok else 'FAIL'} {text}" for text, ok in verdicts)
+    return table + "\n\n" + checks, all(ok for _, ok in verdicts)
+
+
+def machine() -> str:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return (f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC · commit {commit or 'unknown'} · {os.cpu_count()} cores · "
+            f"Python {platform.python_version()} · SQLite {sqlite3.sqlite_version} · {platform.machine()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Benchmark every page under gunicorn at two history sizes.")
+    parser.add_argument("--quick", action="store_true", help="small history, few requests (for CI)")
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--requests", type=int, default=300, help="requests per endpoint")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--posts", type=int, default=100, help="rounds recorded (one per fresh game)")
+    parser.add_argument("--pdf-cold", type=int, default=7)
+    parser.add_argument("--wrk-seconds", type=int, default=4)
+    parser.add_argument("--output", type=Path, default=None)
+    options = parser.parse_args()
+    if options.quick:
+        options.games, options.requests, options.posts, options.pdf_cold = 60, 20, 5, 3
+    output = options.output or (None if options.quick else ROOT / "bench" / "RESULTS.md")
+
+    small = measure(10, options)
+    large = measure(options.games, options)
+    table, ok = report(small, large, options)
+    header = (f"# Benchmark results\n\n{machine()}\n\n"
+              f"`python bench/run.py{' --quick' if options.quick else ''}`: gunicorn, 2 workers, 127.0.0.1; "
+              f"load from a separate process ({large['driver']} client), {options.requests} requests per page at "
+              f"concurrency {options.concurrency}; one browser session (cookie) as a phone keeps. "
+              f"Histories: {small['games']} and {large['games']:,} demo games "
+              f"(seeded in {small['seeded_s']:.1f} s and {large['seeded_s']:.1f} s).\n\n")
+    text = header + table + "\n"
+    print(text)
+    if output:
+        output.write_text(text)
+        print(f"wrote {output}")
+    if not ok:
+        print("Some budget lines are not met (see FAIL above).")
+
+
+if __name__ == "__main__":
+    main()
