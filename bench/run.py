@@ -300,7 +300,8 @@ def measure(games: int, options) -> dict:
         rows = {}
         use_wrk = bool(shutil.which("wrk")) and not options.quick
         for name, path in endpoints(ids, games).items():
-            request(port, "GET", path, headers={"Cookie": cookie})  # the first view draws the page
+            for _ in range(4):  # the first views draw the page in each worker
+                request(port, "GET", path, headers={"Cookie": cookie})
             if use_wrk:
                 rows[name] = wrk_load(port, path, cookie, options.concurrency, options.wrk_seconds)
             else:

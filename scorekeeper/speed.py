@@ -27,11 +27,11 @@ YEAR = 365 * 24 * 3600
 
 
 class _Pages:
-    """A small thread-safe LRU of rendered pages: key -> (body, mimetype)."""
+    """A small thread-safe LRU of rendered pages: key -> (body, gzipped body, mimetype)."""
 
     def __init__(self, size: int = 256):
         self.size = size
-        self._items: OrderedDict[str, tuple[bytes, str]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[bytes, bytes, str]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: str):
@@ -41,7 +41,7 @@ class _Pages:
                 self._items.move_to_end(key)
             return item
 
-    def put(self, key: str, item: tuple[bytes, str]) -> None:
+    def put(self, key: str, item: tuple[bytes, bytes, str]) -> None:
         with self._lock:
             self._items[key] = item
             self._items.move_to_end(key)
@@ -77,11 +77,18 @@ def cached_page(view):
                 response = make_response(view(*args, **kwargs))
                 if response.status_code != 200:
                     return response
-                pages.put(key, (response.get_data(), response.mimetype))
+                body = response.get_data()
+                hit = (body, gzip.compress(body, compresslevel=6), response.mimetype)
+                pages.put(key, hit)
+            body, packed, mimetype = hit
+            # The compressed copy is kept too: a cached page is never compressed twice.
+            if "gzip" in request.headers.get("Accept-Encoding", ""):
+                response = make_response(packed)
+                response.headers["Content-Encoding"] = "gzip"
+                response.vary.add("Accept-Encoding")
             else:
-                body, mimetype = hit
                 response = make_response(body)
-                response.mimetype = mimetype
+            response.mimetype = mimetype
         response.set_etag(key)
         response.headers["Cache-Control"] = "private, no-cache"
         return response
