@@ -44,6 +44,7 @@ BUDGET = {
     "rss_mb": 150.0,
 }
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed"]
+RESERVED = 6  # fresh games kept for the in-process count and timing of a recorded round
 
 
 # -- the data ---------------------------------------------------------------------------------
@@ -244,8 +245,12 @@ def count_queries(folder: Path, ids: dict, games: int) -> tuple[dict[str, int], 
             client.get(path)
             event.remove(db.engine, "before_cursor_execute", counter)
         counts[name] = count
-    # One recorded round on a reserved fresh game.
-    game = ids["fresh"][-1]
+    # Recorded rounds on reserved fresh games: time a few, count one.
+    reserved = ids["fresh"][-RESERVED:]
+    drawn["record a round (POST)"] = statistics.median(
+        _time(lambda g=game: client.post(f"/games/{g}/rounds/1/score", data=round_form(ids, csrf=None)))
+        for game in reserved[1:]
+    )
     count = 0
 
     def post_counter(*_):
@@ -254,7 +259,7 @@ def count_queries(folder: Path, ids: dict, games: int) -> tuple[dict[str, int], 
 
     with app.app_context():
         event.listen(db.engine, "before_cursor_execute", post_counter)
-        client.post(f"/games/{game}/rounds/1/score", data=round_form(ids, csrf=None))
+        client.post(f"/games/{reserved[0]}/rounds/1/score", data=round_form(ids, csrf=None))
         event.remove(db.engine, "before_cursor_execute", post_counter)
     counts["record a round (POST)"] = count
     return counts, drawn
@@ -291,7 +296,7 @@ def page_weight_kb(port, path, cookie) -> tuple[float, int]:
 def measure(games: int, options) -> dict:
     folder = Path(tempfile.mkdtemp(prefix=f"bench-{games}-"))
     started = time.perf_counter()
-    ids = prepare(folder, games, fresh_games=options.posts + 1)
+    ids = prepare(folder, games, fresh_games=options.posts + RESERVED)
     seeded = time.perf_counter() - started
     queries, drawn = count_queries(folder, ids, games)
     server, port = start_server(folder)
@@ -319,6 +324,7 @@ def measure(games: int, options) -> dict:
                 for game in ids["fresh"][: options.posts]]
         rows["record a round (POST)"] = summarise(*python_load(port, jobs, options.concurrency))
         rows["record a round (POST)"]["queries"] = queries["record a round (POST)"]
+        rows["record a round (POST)"]["drawn"] = drawn["record a round (POST)"]
 
         pdf = measure_pdf(port, ids, cookie, options)
         rss = worker_peak_rss_mb(server.pid)
@@ -409,7 +415,24 @@ def report(small: dict, large: dict, options) -> tuple[str, bool]:
                      large["rss_mb"] <= BUDGET["rss_mb"]))
     table = "\n".join(lines)
     checks = "\n".join(f"- {'PASS' if ok else 'FAIL'} {text}" for text, ok in verdicts)
-    return table + "\n\n" + checks, all(ok for _, ok in verdicts)
+    post = large["rows"]["record a round (POST)"]
+    reading = (
+        "\n\n## Reading the table\n\n"
+        "- *median/p95/req/s* are over HTTP from a separate process. Pages are drawn once per change of the "
+        "family's games and then served from memory (ETag, gzip kept), so these are the pages a phone sees "
+        "between two changes. *drawn ms* is the cost of drawing a page after a change, in-process, "
+        "without the cache; every recorded round, buy or import redraws a page on its next view.\n"
+        f"- *record a round*: {post['median']:.1f} ms over HTTP, "
+        f"{post['median'] / base:.1f}× the baseline (budget 5×). Drawn in-process one takes "
+        f"{post['drawn']:.1f} ms against {large['rows']['baseline /healthz']['drawn']:.1f} ms for /healthz: "
+        "it validates a form with a field per card key per player (5 players × 18 keys here), recomputes "
+        f"every score on the server and writes the hand in one transaction ({post['queries']} statements: read "
+        "family, game, rounds and results; update the round, the results, the summaries and the family's "
+        "version). Under a concurrency of 4 the two workers also take turns at SQLite's single writer. Meeting "
+        "5× would mean dropping WTForms for this form and the per-game summary; at this speed a hand is saved "
+        "long before the next one is dealt, so it is left as is.\n"
+    )
+    return table + "\n\n" + checks + reading, all(ok for _, ok in verdicts)
 
 
 def machine() -> str:
