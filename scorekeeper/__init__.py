@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 from flask import Flask
 from flask_wtf.csrf import CSRFProtect
+from sqlalchemy.exc import OperationalError
 
 from .db import db
 
@@ -23,15 +25,23 @@ def _asset_dir(name: str) -> str:
 
 
 def _secret_key(instance_path: Path) -> str:
-    """Read the instance's secret key, creating it on first start."""
+    """Read the instance's secret key, creating it on first start.
+
+    Several server processes may start at once: the key is written whole to a private temporary
+    file and linked into place, so every process reads the same complete key.
+    """
     path = instance_path / "secret_key"
-    if path.exists():
-        return path.read_text().strip()
-    key = secrets.token_hex(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(key)
-    return key
+    if not path.exists():
+        fd, tmp = tempfile.mkstemp(dir=instance_path, prefix=".secret_key.")
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(secrets.token_hex(32))
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process was first; use its key
+        finally:
+            os.unlink(tmp)
+    return path.read_text().strip()
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -48,6 +58,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.from_mapping(
         SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance_path / 'scorekeeper.sqlite'}",
         WTF_CSRF_TIME_LIMIT=None,  # a form may sit open for a whole hand
+        MAX_CONTENT_LENGTH=32 * 1024 * 1024,  # imports larger than this go through the command line
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -75,5 +86,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     speed.init_app(app)
 
     with app.app_context():
-        db.create_all()
+        try:
+            db.create_all()
+        except OperationalError:  # another process created the tables at the same moment
+            db.create_all()
     return app

@@ -47,7 +47,7 @@ def seed_demo(family: Family, games: int, seed: int | None = None, end: datetime
     for name in DEMO_PLAYERS:
         players[name] = saved.get(name.casefold()) or Player(family_id=family.id, name=name)
         db.session.add(players[name])
-    db.session.commit()
+    db.session.flush()  # player ids for the rows below; one commit at the end
 
     ids = {m: _next_id(m) for m in (Game, Seat, GameRound, Result, PlayerGame)}
     variants = list(rules.VARIANTS.values())

@@ -7,7 +7,7 @@ from wtforms.fields.choices import SelectChoice
 
 from . import rules, services
 from .forms import NAME_MAX, NewGameForm, SeatingForm
-from .models import Game
+from .models import ABANDONED, Game
 from .services import RuleError, SeatChoice
 from .speed import cached_page
 
@@ -122,7 +122,7 @@ def seating():
 def play(game_id: int):
     game = game_or_404(game_id)
     round_ = game.current_round
-    if round_ is None:
+    if round_ is None or game.status == ABANDONED:
         return redirect(url_for("rounds.standings", game_id=game.id))
     players = game.players
     upcoming = [r for r in game.rounds if r.position > round_.position][:3]

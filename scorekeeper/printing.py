@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date
 
@@ -18,6 +16,7 @@ from flask import render_template
 
 from . import rules, services
 from .models import Game
+from .speed import LRU
 
 PAPERS = ("letter", "a4")
 MAX_NAME = 40
@@ -162,6 +161,7 @@ def filled_sheet(game: Game, family_name: str, today: date | None = None) -> dic
     numbers = [r.number for r in game.rounds]
     rows = _rows(variant, numbers, names, game.first_dealer)
     for row, st_row in zip(rows, standings.rows):
+        row["dealer"] = st_row.dealer.name  # as stored with the game
         if st_row.cells is None:
             continue
         row["cells"] = [
@@ -249,30 +249,7 @@ def rule_card_document(card: dict, paper: str) -> Document:
     return _document("rule-card", "print/rulecard.html", card, paper, card["variant"].key)
 
 
-class _PdfCache:
-    """A small in-process LRU of rendered PDFs keyed by document hash."""
-
-    def __init__(self, size: int = 64):
-        self.size = size
-        self._items: OrderedDict[str, bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> bytes | None:
-        with self._lock:
-            pdf = self._items.get(key)
-            if pdf is not None:
-                self._items.move_to_end(key)
-            return pdf
-
-    def put(self, key: str, pdf: bytes) -> None:
-        with self._lock:
-            self._items[key] = pdf
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
-cache = _PdfCache()
+cache = LRU(64)  # document hash -> PDF bytes
 
 
 def html_to_pdf(html: str) -> bytes:

@@ -136,7 +136,7 @@ def standings(game_id: int):
 def undo(game_id: int):
     game = game_or_404(game_id)
     try:
-        round_ = services.undo_last_round(game)
+        round_ = services.undo_last_round(game, request.form.get("number", type=int))
     except RuleError as error:
         flash(str(error), "error")
         return redirect(url_for("rounds.standings", game_id=game.id))

@@ -155,12 +155,18 @@ def _round(game: Game, number: int) -> GameRound:
 
 def _open_round(game: Game, number: int) -> GameRound:
     """The hand being played; buys and laying down only happen there."""
+    _refuse_if_abandoned(game)
     round_ = _round(game, number)
     if round_.recorded_at is not None:
         raise RuleError(f"Round {number} is already scored; buys can be changed by editing it.")
     if round_ is not game.current_round:
         raise RuleError(f"Round {number} has not started yet; round {game.current_round.number} is being played.")
     return round_
+
+
+def _refuse_if_abandoned(game: Game) -> None:
+    if game.status == ABANDONED:
+        raise RuleError("This game was abandoned; its scores can no longer change.")
 
 
 def _seat_name(game: Game, player_id: int) -> str:
@@ -259,6 +265,7 @@ def record_round(game: Game, number: int, entries: Sequence[HandEntry], version:
     A second submission of the same form - a double tap, another phone - finds the version
     moved on and is refused, so a hand is never stored twice.
     """
+    _refuse_if_abandoned(game)
     round_ = _round(game, number)
     current = game.current_round
     if round_.recorded_at is None and round_ is not current:
@@ -301,12 +308,19 @@ def record_round(game: Game, number: int, entries: Sequence[HandEntry], version:
     return round_
 
 
-def undo_last_round(game: Game) -> GameRound:
-    """Take the last scored hand back into play; its buys and laid-down marks stay."""
+def undo_last_round(game: Game, number: int | None = None) -> GameRound:
+    """Take the last scored hand back into play; its buys and laid-down marks stay.
+
+    ``number`` is the round the user saw as last: a second tap (or phone) finds it already
+    taken back and is refused instead of taking back the round before it.
+    """
+    _refuse_if_abandoned(game)
     recorded = [r for r in game.rounds if r.recorded_at is not None]
     if not recorded:
         raise RuleError("No round has been scored yet.")
     round_ = recorded[-1]
+    if number is not None and round_.number != number:
+        raise RuleError(f"Round {number} was already taken back.")
     round_.recorded_at = None
     round_.version += 1
     for result in round_.results:

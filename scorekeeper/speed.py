@@ -26,12 +26,12 @@ MIN_COMPRESS = 512
 YEAR = 365 * 24 * 3600
 
 
-class _Pages:
-    """A small thread-safe LRU of rendered pages: key -> (body, gzipped body, mimetype)."""
+class LRU:
+    """A small thread-safe least-recently-used cache (pages here, PDFs in ``printing``)."""
 
-    def __init__(self, size: int = 256):
+    def __init__(self, size: int):
         self.size = size
-        self._items: OrderedDict[str, tuple[bytes, bytes, str]] = OrderedDict()
+        self._items: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: str):
@@ -41,7 +41,7 @@ class _Pages:
                 self._items.move_to_end(key)
             return item
 
-    def put(self, key: str, item: tuple[bytes, bytes, str]) -> None:
+    def put(self, key: str, item) -> None:
         with self._lock:
             self._items[key] = item
             self._items.move_to_end(key)
@@ -53,7 +53,7 @@ class _Pages:
             self._items.clear()
 
 
-pages = _Pages()
+pages = LRU(256)  # key -> (body, gzipped body, mimetype)
 
 
 def cached_page(view):
@@ -69,7 +69,9 @@ def cached_page(view):
         generate_csrf()  # make sure the session's token exists before it joins the key
         raw = f"{family.id}|{family.version}|{request.full_path}|{session.get('csrf_token')}"
         key = hashlib.sha256(raw.encode()).hexdigest()[:32]
-        if key in request.if_none_match:
+        packed_wanted = accepts_gzip()
+        etag = f"{key}-gz" if packed_wanted else key
+        if etag in request.if_none_match:
             response = make_response("", 304)
         else:
             hit = pages.get(key)
@@ -82,18 +84,22 @@ def cached_page(view):
                 pages.put(key, hit)
             body, packed, mimetype = hit
             # The compressed copy is kept too: a cached page is never compressed twice.
-            if "gzip" in request.headers.get("Accept-Encoding", ""):
+            if packed_wanted:
                 response = make_response(packed)
                 response.headers["Content-Encoding"] = "gzip"
                 response.vary.add("Accept-Encoding")
             else:
                 response = make_response(body)
             response.mimetype = mimetype
-        response.set_etag(key)
+        response.set_etag(etag)
         response.headers["Cache-Control"] = "private, no-cache"
         return response
 
     return wrapper
+
+
+def accepts_gzip() -> bool:
+    return request.accept_encodings["gzip"] > 0
 
 
 def _fingerprint(app: Flask, filename: str, memo: dict[str, str]) -> str:
@@ -126,7 +132,7 @@ def _compress(response):
         or (response.is_streamed and not response.direct_passthrough)  # exports stream as made
         or response.mimetype not in COMPRESSIBLE
         or "Content-Encoding" in response.headers
-        or "gzip" not in request.headers.get("Accept-Encoding", "")
+        or not accepts_gzip()
     ):
         return response
     response.direct_passthrough = False  # static files: read them so they can be compressed

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from datetime import datetime
 
@@ -23,6 +24,8 @@ FORMAT = "scorekeeper-export"
 VERSION = 1
 BATCH = 200
 STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
+LIMIT = 10**9  # no count, score or position in a real game comes near this
+KEY = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 
 
 class TransferError(ValueError):
@@ -161,6 +164,8 @@ def _need(obj, key, kind, where):
     if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
         names = {int: "a whole number", str: "text", bool: "true or false", list: "a list", dict: "an object"}
         raise TransferError(f"{where}.{key}: must be {names[kind]}.")
+    if kind is int and not -LIMIT <= value <= LIMIT:
+        raise TransferError(f"{where}.{key}: {value} is far outside what a card game produces.")
     return value
 
 
@@ -211,19 +216,24 @@ def _check_game(game, where: str, names: set[str]) -> None:
     uid = _need(game, "uid", str, where)
     if not 1 <= len(uid) <= 32:
         raise TransferError(f"{where}.uid: must be 1 to 32 characters.")
-    try:
-        variant = rules.Variant.from_dict(_need(game, "rules", dict, where))
-        codes = {k.code for k in variant.keys}
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise TransferError(f"{where}.rules: the rules snapshot is incomplete ({error}).") from None
-    _need(game, "variant_key", str, where)
-    _need(game, "skip_first_hand", bool, where)
+    key = _need(game, "variant_key", str, where)
+    if not KEY.fullmatch(key):
+        raise TransferError(f"{where}.variant_key: '{key[:40]}' is not a rules key.")
+    variant = _check_rules(_need(game, "rules", dict, where), key, f"{where}.rules")
+    codes = {k.code for k in variant.keys}
+    skip = _need(game, "skip_first_hand", bool, where)
+    if skip and not variant.can_skip_first_hand:
+        raise TransferError(f"{where}.skip_first_hand: these rules cannot skip hand 1.")
     status = _need(game, "status", str, where)
     if status not in STATUSES:
         raise TransferError(f"{where}.status: '{status}' is not one of {', '.join(STATUSES)}.")
     _when(game, "started_at", where)
-    _when(game, "finished_at", where, required=False)
+    finished_at = _when(game, "finished_at", where, required=False)
     seats = _need(game, "seats", list, where)
+    try:
+        variant.decks_for(len(seats))
+    except ValueError as error:
+        raise TransferError(f"{where}.seats: {error}.") from None
     for s, name in enumerate(seats):
         if not isinstance(name, str) or name.casefold() not in names:
             raise TransferError(f"{where}.seats[{s}]: {name!r} is not in the players list.")
@@ -271,6 +281,32 @@ def _check_game(game, where: str, names: set[str]) -> None:
                 _need(result, "hand_total", int, here)
         if sorted(players_here) != sorted(seated):
             raise TransferError(f"{at}.results: there must be one result for each seated player.")
+    rounds_ = game["rounds"]
+    if sorted((r["position"], r["number"]) for r in rounds_) != list(enumerate(variant.hand_numbers(skip))):
+        raise TransferError(f"{where}.rounds: the game must hold each of its rules' rounds once, in order.")
+    all_recorded = all(r.get("recorded_at") for r in rounds_)
+    if status == FINISHED and not (all_recorded and finished_at):
+        raise TransferError(f"{where}: a finished game has every round recorded and a finishing time.")
+
+
+def _check_rules(data: dict, key: str, where: str) -> rules.Variant:
+    """A rules snapshot must rebuild into a variant whose numbers are whole numbers."""
+    try:
+        variant = rules.Variant.from_dict(data)
+        variant.keys  # every rank has a point value
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise TransferError(f"{where}: the rules snapshot is incomplete ({error}).") from None
+    if variant.key != key:
+        raise TransferError(f"{where}.key: '{variant.key}' does not match the game's rules key '{key}'.")
+    numbers = [variant.min_players, variant.max_players, variant.cards_per_buy, *variant.points.values()]
+    numbers += [n for d in variant.deck_rules for n in (d.min_players, d.max_players, d.decks, d.jokers)]
+    numbers += [n for r in variant.rounds for n in (r.number, r.cards_dealt, r.buy_limit, *(m.size for m in r.melds))]
+    numbers += [b.points for b in variant.bonuses] + [s.points for s in variant.suit_cards]
+    if any(type(n) is not int or not -LIMIT <= n <= LIMIT for n in numbers):
+        raise TransferError(f"{where}: every count and point value must be a whole number.")
+    if not variant.rounds or not 1 <= variant.min_players <= variant.max_players:
+        raise TransferError(f"{where}: the rules need rounds and a player range.")
+    return variant
 
 
 def import_data(family: Family, data: dict) -> tuple[int, int]:
