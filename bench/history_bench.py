@@ -16,10 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sqlalchemy import event  # noqa: E402
-
 from scorekeeper import create_app, services  # noqa: E402
-from scorekeeper.db import db  # noqa: E402
+from scorekeeper.db import counting_statements, db  # noqa: E402
 from scorekeeper.demo import seed_demo  # noqa: E402
 from scorekeeper.models import Game, Player  # noqa: E402
 
@@ -55,17 +53,9 @@ def measure(app, url: str, repeat: int) -> tuple[float, int]:
         response = client.get(url)
         times.append((time.perf_counter() - start) * 1000)
         assert response.status_code == 200, (url, response.status_code)
-    count = 0
-
-    def counter(*_):
-        nonlocal count
-        count += 1
-
-    with app.app_context():
-        event.listen(db.engine, "before_cursor_execute", counter)
+    with counting_statements(app) as sent:
         client.get(url)
-        event.remove(db.engine, "before_cursor_execute", counter)
-    return statistics.median(times), count
+    return statistics.median(times), len(sent)
 
 
 def main() -> None:

@@ -222,10 +222,8 @@ def summarise(latencies, wall) -> dict:
 
 def count_queries(folder: Path, ids: dict, games: int) -> tuple[dict[str, int], dict[str, float]]:
     """SQL statements per request and the median time to draw each page, in-process, no cache."""
-    from sqlalchemy import event
-
     from scorekeeper import create_app
-    from scorekeeper.db import db
+    from scorekeeper.db import counting_statements
 
     os.environ["SCOREKEEPER_INSTANCE_PATH"] = str(folder)
     app = create_app()
@@ -234,34 +232,18 @@ def count_queries(folder: Path, ids: dict, games: int) -> tuple[dict[str, int], 
     counts, drawn = {}, {}
     for name, path in endpoints(ids, games).items():
         drawn[name] = statistics.median(_time(lambda: client.get(path)) for _ in range(7))
-        count = 0
-
-        def counter(*_):
-            nonlocal count
-            count += 1
-
-        with app.app_context():
-            event.listen(db.engine, "before_cursor_execute", counter)
+        with counting_statements(app) as sent:
             client.get(path)
-            event.remove(db.engine, "before_cursor_execute", counter)
-        counts[name] = count
+        counts[name] = len(sent)
     # Recorded rounds on reserved fresh games: time a few, count one.
     reserved = ids["fresh"][-RESERVED:]
     drawn["record a round (POST)"] = statistics.median(
         _time(lambda g=game: client.post(f"/games/{g}/rounds/1/score", data=round_form(ids, csrf=None)))
         for game in reserved[1:]
     )
-    count = 0
-
-    def post_counter(*_):
-        nonlocal count
-        count += 1
-
-    with app.app_context():
-        event.listen(db.engine, "before_cursor_execute", post_counter)
+    with counting_statements(app) as sent:
         client.post(f"/games/{reserved[0]}/rounds/1/score", data=round_form(ids, csrf=None))
-        event.remove(db.engine, "before_cursor_execute", post_counter)
-    counts["record a round (POST)"] = count
+    counts["record a round (POST)"] = len(sent)
     return counts, drawn
 
 

@@ -1,6 +1,8 @@
 """The database extension, created unbound and attached in ``create_app``."""
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import MetaData, event
@@ -35,3 +37,20 @@ def _sqlite_settings(connection, _record) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA busy_timeout=5000")
         cursor.close()
+
+
+@contextmanager
+def counting_statements(app) -> Iterator[list[str]]:
+    """Collect the SQL statements sent while the block runs (for tests and benchmarks)."""
+    with app.app_context():
+        engine = db.engine
+    sent: list[str] = []
+
+    def record(_connection, _cursor, statement, *_):
+        sent.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "before_cursor_execute", record)

@@ -13,10 +13,10 @@ from types import SimpleNamespace
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from sqlalchemy import event, func
+from sqlalchemy import func
 
 from scorekeeper import create_app, services, stats
-from scorekeeper.db import db
+from scorekeeper.db import counting_statements, db
 from scorekeeper.demo import seed_demo
 from scorekeeper.models import Game, GameRound, Player, PlayerGame, Result, Seat
 from tests.helpers import (
@@ -653,20 +653,10 @@ def test_delete_asks_first_then_removes_the_game_and_everything_in_it(client, ap
 
 
 def statements_for(app, client, url: str) -> int:
-    seen = []
-
-    def count(conn, cursor, statement, parameters, context, executemany):
-        seen.append(statement)
-
-    with app.app_context():
-        engine = db.engine
-    event.listen(engine, "before_cursor_execute", count)
-    try:
+    with counting_statements(app) as sent:
         response = client.get(url)
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
     assert response.status_code == 200, url
-    return len(seen)
+    return len(sent)
 
 
 def test_each_page_costs_the_same_few_statements_with_10_or_200_games(client, app):

@@ -3,26 +3,14 @@
 import gzip
 import re
 
-from sqlalchemy import event
-
-from scorekeeper.db import db
+from scorekeeper.db import counting_statements
 from tests.helpers import new_game, player_ids, text_of
 
 
 def statements(app, client, url, **kwargs):
-    count = 0
-
-    def counter(*_):
-        nonlocal count
-        count += 1
-
-    with app.app_context():
-        event.listen(db.engine, "before_cursor_execute", counter)
-        try:
-            response = client.get(url, **kwargs)
-        finally:
-            event.remove(db.engine, "before_cursor_execute", counter)
-    return response, count
+    with counting_statements(app) as sent:
+        response = client.get(url, **kwargs)
+    return response, len(sent)
 
 
 def test_a_cached_page_costs_one_query_and_any_change_redraws_it(client, app):
