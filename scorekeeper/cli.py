@@ -1,4 +1,4 @@
-"""Command line: print score sheets and rule cards without a browser."""
+"""Command line: score sheets, rule cards, export and import, demo games."""
 
 from __future__ import annotations
 
@@ -19,20 +19,27 @@ PAPER = click.option("--paper", type=click.Choice(printing.PAPERS), default="let
 OUTPUT = click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
 
 
-def _write(document: printing.Document, output: Path) -> None:
-    """Render, then move into place, so a failure never leaves a partial file."""
-    pdf = printing.render(document)
+def _write_atomically(chunks, output: Path) -> None:
+    """Write ``chunks`` (bytes or text) beside ``output``, then move the file into place, so a
+    failure part way never leaves a partial file."""
     folder = output.parent if str(output.parent) else Path(".")
     if not folder.is_dir():
         raise click.ClickException(f"The folder {folder} does not exist.")
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".pdf.part")
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(pdf)
+            for chunk in chunks:
+                handle.write(chunk.encode() if isinstance(chunk, str) else chunk)
         os.replace(tmp, output)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _write(document: printing.Document, output: Path) -> None:
+    """Render the PDF, then write it."""
+    pdf = printing.render(document)
+    _write_atomically([pdf], output)
     click.echo(f"Wrote {output} ({document.filename}, {len(pdf):,} bytes).")
 
 
@@ -87,22 +94,6 @@ def rulecard_command(variant, paper, output):
     _write(document, output)
 
 
-def _write_text(chunks, output: Path) -> None:
-    """Write streamed text next to ``output`` first, then move it into place."""
-    folder = output.parent if str(output.parent) else Path(".")
-    if not folder.is_dir():
-        raise click.ClickException(f"The folder {folder} does not exist.")
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 @click.command("export")
 @click.option("--csv", "as_csv", is_flag=True, help="One row per player per round, for spreadsheets.")
 @OUTPUT
@@ -110,7 +101,7 @@ def _write_text(chunks, output: Path) -> None:
 def export_command(as_csv, output):
     """Export the family's whole history as JSON (lossless) or CSV."""
     family = services.current_family()
-    _write_text(transfer.export_csv(family) if as_csv else transfer.export_json(family), output)
+    _write_atomically(transfer.export_csv(family) if as_csv else transfer.export_json(family), output)
     click.echo(f"Wrote {output}.")
 
 

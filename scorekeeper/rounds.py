@@ -17,10 +17,10 @@ bp = Blueprint("rounds", __name__, url_prefix="/games/<int:game_id>")
 
 
 def _round_or_404(game, number: int) -> GameRound:
-    round_ = next((r for r in game.rounds if r.number == number), None)
-    if round_ is None:
+    try:
+        return services.round_of(game, number)
+    except RuleError:
         abort(404)
-    return round_
 
 
 def _stored_data(round_: GameRound) -> dict:

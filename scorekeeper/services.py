@@ -146,7 +146,8 @@ def load_game(family: Family, game_id: int) -> Game | None:
     ).unique().scalar_one_or_none()
 
 
-def _round(game: Game, number: int) -> GameRound:
+def round_of(game: Game, number: int) -> GameRound:
+    """The game's round with this number; ``RuleError`` if it has none."""
     for round_ in game.rounds:
         if round_.number == number:
             return round_
@@ -156,7 +157,7 @@ def _round(game: Game, number: int) -> GameRound:
 def _open_round(game: Game, number: int) -> GameRound:
     """The hand being played; buys and laying down only happen there."""
     _refuse_if_abandoned(game)
-    round_ = _round(game, number)
+    round_ = round_of(game, number)
     if round_.recorded_at is not None:
         raise RuleError(f"Round {number} is already scored; buys can be changed by editing it.")
     if round_ is not game.current_round:
@@ -266,7 +267,7 @@ def record_round(game: Game, number: int, entries: Sequence[HandEntry], version:
     moved on and is refused, so a hand is never stored twice.
     """
     _refuse_if_abandoned(game)
-    round_ = _round(game, number)
+    round_ = round_of(game, number)
     current = game.current_round
     if round_.recorded_at is None and round_ is not current:
         raise RuleError(f"Round {current.number} comes first.")
