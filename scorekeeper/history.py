@@ -156,24 +156,17 @@ def delete(game_id: int):
 # -- export and import --------------------------------------------------------------------
 
 
-@bp.get("/export.json")
-def export_json():
-    family = services.current_family()
-    name = f"scorekeeper-{date.today().isoformat()}.json"
-    return Response(
-        stream_with_context(transfer.export_json(family)),
-        mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
-    )
+EXPORTS = {"json": (transfer.export_json, "application/json"), "csv": (transfer.export_csv, "text/csv")}
 
 
-@bp.get("/export.csv")
-def export_csv():
-    family = services.current_family()
-    name = f"scorekeeper-{date.today().isoformat()}.csv"
+@bp.get("/export.<any(json, csv):kind>")
+def export(kind: str):
+    """The family's whole history as a download, written while it is sent."""
+    make, mimetype = EXPORTS[kind]
+    name = f"scorekeeper-{date.today().isoformat()}.{kind}"
     return Response(
-        stream_with_context(transfer.export_csv(family)),
-        mimetype="text/csv",
+        stream_with_context(make(services.current_family())),
+        mimetype=mimetype,
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
 
