@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 from flask import Flask
 from flask_wtf.csrf import CSRFProtect
-from sqlalchemy.exc import OperationalError
 
 from .db import db
 
@@ -59,6 +59,11 @@ def create_app(test_config: dict | None = None) -> Flask:
         SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance_path / 'scorekeeper.sqlite'}",
         WTF_CSRF_TIME_LIMIT=None,  # a form may sit open for a whole hand
         MAX_CONTENT_LENGTH=32 * 1024 * 1024,  # imports larger than this go through the command line
+        MAX_FORM_MEMORY_SIZE=1024 * 1024,  # form fields (not files) together
+        OPEN_SIGNUP=True,  # anyone may start a new family on this server
+        REMEMBER_COOKIE_DURATION=timedelta(days=90),  # phones stay signed in for weeks
+        HTTPS=False,  # True when served over HTTPS: cookies are then sent only over it
+        PROXIES=0,  # reverse proxies in front of the app, whose X-Forwarded-* headers to trust
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -71,10 +76,24 @@ def create_app(test_config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance_path)
 
+    from . import (
+        auth,
+        cli,
+        errors,
+        games,
+        history,
+        main,
+        prints,
+        rounds,
+        schema,
+        security,
+        speed,
+    )
+
+    security.init_app(app)
     db.init_app(app)
     csrf.init_app(app)
-
-    from . import cli, errors, games, history, main, prints, rounds, speed
+    auth.init_app(app)
 
     app.register_blueprint(main.bp)
     app.register_blueprint(games.bp)
@@ -84,10 +103,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     errors.init_app(app)
     cli.init_app(app)
     speed.init_app(app)
+    schema.init_app(app)
 
-    with app.app_context():
-        try:
-            db.create_all()
-        except OperationalError:  # another process created the tables at the same moment
-            db.create_all()
     return app

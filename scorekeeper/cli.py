@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -16,7 +17,15 @@ from .services import is_number
 
 DEFAULT_COLUMNS = 4  # a blank sheet without --players has room for a usual table
 PAPER = click.option("--paper", type=click.Choice(printing.PAPERS), default="letter", show_default=True)
+FAMILY = click.option("--family", help="Family name or id (needed when the instance has several).")
 OUTPUT = click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+
+
+def _family(name: str | None) -> Family:
+    try:
+        return services.sole_family(name)
+    except services.RuleError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def _write_atomically(chunks, output: Path) -> None:
@@ -96,23 +105,26 @@ def rulecard_command(variant, paper, output):
 
 @click.command("export")
 @click.option("--csv", "as_csv", is_flag=True, help="One row per player per round, for spreadsheets.")
+@FAMILY
 @OUTPUT
 @with_appcontext
-def export_command(as_csv, output):
+def export_command(as_csv, family, output):
     """Export the family's whole history as JSON (lossless) or CSV."""
-    family = services.current_family()
+    family = _family(family)
     _write_atomically(transfer.export_csv(family) if as_csv else transfer.export_json(family), output)
     click.echo(f"Wrote {output}.")
 
 
 @click.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@FAMILY
 @with_appcontext
-def import_command(file):
+def import_command(file, family):
     """Import a JSON export; games already here are skipped."""
+    family = _family(family)
     try:
         data = transfer.parse(file.read_bytes())
-        added, skipped = transfer.import_data(services.current_family(), data)
+        added, skipped = transfer.import_data(family, data)
     except transfer.TransferError as error:
         raise click.ClickException(f"Nothing imported: {error}") from None
     click.echo(f"Imported {added} games ({skipped} were already here).")
@@ -121,13 +133,47 @@ def import_command(file):
 @click.command("seed-demo")
 @click.option("--games", type=click.IntRange(1, 100_000), default=50, show_default=True)
 @click.option("--seed", type=int, help="The same seed gives games with the same content.")
+@FAMILY
 @with_appcontext
-def seed_demo_command(games, seed):
+def seed_demo_command(games, seed, family):
     """Fill the family with realistic finished demo games across all presets."""
-    added = demo.seed_demo(services.current_family(), games, seed=seed)
+    added = demo.seed_demo(_family(family), games, seed=seed)
     click.echo(f"Added {added} demo games.")
 
 
+@click.command("backup")
+@OUTPUT
+@with_appcontext
+def backup_command(output):
+    """Copy the whole SQLite database to FILE while the app keeps serving."""
+    engine = db.engine
+    if engine.dialect.name != "sqlite":
+        raise click.ClickException(
+            "This database is not SQLite: back it up with pg_dump, e.g. "
+            "pg_dump --format=custom --file=scorekeeper.dump DATABASE_URL (see README)."
+        )
+    folder = output.parent if str(output.parent) else Path(".")
+    if not folder.is_dir():
+        raise click.ClickException(f"The folder {folder} does not exist.")
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
+    os.close(fd)
+    try:
+        # SQLite's online backup copies a consistent snapshot page by page; writers carry on.
+        target = sqlite3.connect(tmp)
+        raw = engine.raw_connection()
+        try:
+            raw.driver_connection.backup(target)
+        finally:
+            raw.close()
+            target.close()
+        os.replace(tmp, output)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    click.echo(f"Wrote {output} ({output.stat().st_size:,} bytes).")
+
+
 def init_app(app) -> None:
-    for command in (sheet_command, rulecard_command, export_command, import_command, seed_demo_command):
+    for command in (sheet_command, rulecard_command, export_command, import_command, seed_demo_command,
+                    backup_command):
         app.cli.add_command(command)

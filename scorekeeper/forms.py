@@ -7,13 +7,28 @@ from functools import lru_cache
 
 from flask import request
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, Form, FormField, HiddenField, RadioField, StringField
+from wtforms import (
+    BooleanField,
+    Form,
+    FormField,
+    HiddenField,
+    PasswordField,
+    RadioField,
+    StringField,
+)
 from wtforms import IntegerField as _IntegerField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import InputRequired, NumberRange, Optional, ValidationError
+from wtforms.validators import (
+    EqualTo,
+    InputRequired,
+    Length,
+    NumberRange,
+    Optional,
+    ValidationError,
+)
 from wtforms.widgets import NumberInput
 
-from . import rules
+from . import accounts, rules
 from .models import Player
 from .services import HandEntry, is_number
 
@@ -233,3 +248,62 @@ def _entry_form_class(variant: rules.Variant, round_: rules.Round, decks: rules.
         validate_choice=bool(variant.bonuses),
     )
     return type("CardEntryForm", (_EntryBase,), attrs)
+
+
+# -- accounts -----------------------------------------------------------------------------
+
+
+def _check_username(form, field):
+    problem = accounts.username_problem(accounts.normal_username(field.data))
+    if problem:
+        raise ValidationError(problem)
+    if accounts.username_taken(field.data):
+        raise ValidationError(accounts.USERNAME_TAKEN)
+
+
+def _check_password(form, field):
+    problem = accounts.password_problem(field.data or "")
+    if problem:
+        raise ValidationError(problem)
+
+
+class NewMemberForm(FlaskForm):
+    """A username and a password typed twice (joining a family)."""
+
+    username = StringField(
+        "Username", [InputRequired("Choose a username."), _check_username],
+        render_kw={"autocomplete": "username", "autocapitalize": "none", "spellcheck": "false"},
+        description="What you type to sign in; letters, digits, dots and dashes.",
+    )
+    password = PasswordField(
+        "Password", [InputRequired("Choose a password."), _check_password],
+        render_kw={"autocomplete": "new-password"}, description="At least 8 characters.",
+    )
+    confirm = PasswordField(
+        "Password again", [InputRequired("Type the password again."), EqualTo("password", "The two passwords differ.")],
+        render_kw={"autocomplete": "new-password"},
+    )
+
+
+class NewFamilyForm(NewMemberForm):
+    family_name = StringField(
+        "Family name", [InputRequired("Give the family a name."), Length(max=60, message="Use at most 60 characters.")],
+        filters=[lambda s: " ".join(s.split()) if s else s], description="Shown on score sheets, e.g. The Parkers.",
+    )
+
+
+class SignInForm(FlaskForm):
+    username = StringField(
+        "Username", [InputRequired("Enter your username.")],
+        render_kw={"autocomplete": "username", "autocapitalize": "none", "spellcheck": "false"},
+    )
+    password = PasswordField("Password", [InputRequired("Enter your password.")],
+                             render_kw={"autocomplete": "current-password"})
+    remember = BooleanField("Keep me signed in on this phone", default=True)
+
+
+class FamilyNameForm(FlaskForm):
+    name = StringField(
+        "Family name", [InputRequired("Give the family a name."), Length(max=60, message="Use at most 60 characters.")],
+        filters=[lambda s: " ".join(s.split()) if s else s],
+    )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import secrets
 import uuid
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from functools import cached_property
 
+from flask_login import UserMixin
 from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -18,7 +20,7 @@ ABANDONED = "abandoned"
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class Family(db.Model):
@@ -192,3 +194,63 @@ class PlayerGame(db.Model):
     hands_won: Mapped[int] = mapped_column(default=0)
     times_stuck: Mapped[int] = mapped_column(default=0)
     buys: Mapped[int] = mapped_column(default=0)
+
+
+# -- accounts -----------------------------------------------------------------------------
+
+
+class Member(UserMixin, db.Model):
+    """A person who signs in; belongs to one family and sees only its games."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
+    username: Mapped[str] = mapped_column(String(40), unique=True)  # stored lower-case
+    password_hash: Mapped[str] = mapped_column(String(200))
+    # Part of every session and remember-me cookie: a new value signs the member out everywhere.
+    session_token: Mapped[str] = mapped_column(String(32), default=lambda: secrets.token_hex(16))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    family: Mapped[Family] = relationship(lazy="joined")
+
+    def get_id(self) -> str:
+        return f"{self.id}:{self.session_token}"
+
+
+class Invite(db.Model):
+    """A one-time link that lets someone join a family. Only a hash of the token is kept."""
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by: Mapped[int] = mapped_column(ForeignKey("member.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]
+
+
+class SignInFailure(db.Model):
+    """A failed sign-in, by account or by address. Kept in the database so every worker
+    process counts the same failures."""
+
+    __tablename__ = "sign_in_failure"
+    __table_args__ = (Index("ix_sign_in_failure_key_at", "key", "at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(120))  # "user:ann" or "addr:192.0.2.7"
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RoundChange(db.Model):
+    """One change to a scored hand (recorded, edited, taken back): who, when, and the points."""
+
+    __tablename__ = "round_change"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    number: Mapped[int]  # the round's number in its variant
+    action: Mapped[str] = mapped_column(String(20))  # recorded | edited | undone
+    member_id: Mapped[int | None] = mapped_column(ForeignKey("member.id"))
+    by: Mapped[str] = mapped_column(String(40))  # the member's name then, or "command line"
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Points per seat before and after, e.g. {"before": [5, 0, 30], "after": [5, 0, 25]}.
+    points: Mapped[dict] = mapped_column(JSON)

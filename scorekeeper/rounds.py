@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user
 
 from . import charts, services
 from .forms import entry_form
@@ -60,7 +61,7 @@ def score(game_id: int, number: int):
             if version > services.MAX_ID:
                 version = -1
             try:
-                services.record_round(game, number, entries, version)
+                services.record_round(game, number, entries, version, by=current_user)
             except RuleError as error:
                 flash(str(error), "error")
                 return redirect(url_for("rounds.standings", game_id=game.id))
@@ -128,7 +129,12 @@ def standings(game_id: int):
         label="Running totals by round",
     ) if len(scored) > 1 else None
     return render_template(
-        "rounds/standings.html", game=game, variant=game.variant, standings=table, chart=chart
+        "rounds/standings.html",
+        game=game,
+        variant=game.variant,
+        standings=table,
+        chart=chart,
+        changes=services.round_changes(game),
     )
 
 
@@ -136,7 +142,7 @@ def standings(game_id: int):
 def undo(game_id: int):
     game = game_or_404(game_id)
     try:
-        round_ = services.undo_last_round(game, request.form.get("number", type=int))
+        round_ = services.undo_last_round(game, request.form.get("number", type=int), by=current_user)
     except RuleError as error:
         flash(str(error), "error")
         return redirect(url_for("rounds.standings", game_id=game.id))

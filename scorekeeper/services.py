@@ -9,6 +9,8 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from flask import abort, has_request_context
+from flask_login import current_user
 from sqlalchemy import update
 from sqlalchemy.orm import attributes, joinedload, selectinload
 
@@ -21,9 +23,11 @@ from .models import (
     Family,
     Game,
     GameRound,
+    Member,
     Player,
     PlayerGame,
     Result,
+    RoundChange,
     Seat,
     utcnow,
 )
@@ -45,13 +49,30 @@ def commit_for(family_id: int) -> None:
 
 
 def current_family() -> Family:
-    """The family using this instance (one per instance until accounts arrive)."""
-    family = db.session.execute(db.select(Family).order_by(Family.id).limit(1)).scalar()
-    if family is None:
-        family = Family(name=DEFAULT_FAMILY_NAME)
-        db.session.add(family)
+    """The signed-in member's family; on the command line, the instance's only family."""
+    if has_request_context():
+        if not current_user.is_authenticated:
+            abort(401)  # views are behind sign-in; this is a second lock on the door
+        return current_user.family
+    return sole_family()
+
+
+def sole_family(name: str | None = None) -> Family:
+    """The family a command works on: the one named, or the only one (made if there is none)."""
+    families = list(db.session.execute(db.select(Family).order_by(Family.id)).scalars())
+    if name is not None:
+        chosen = [f for f in families if f.name == name or str(f.id) == name]
+        if not chosen:
+            raise RuleError(f"There is no family {name!r}.")
+        return chosen[0]
+    if len(families) > 1:
+        names = ", ".join(f"{f.id} ({f.name})" for f in families)
+        raise RuleError(f"This instance has several families; choose one with --family: {names}.")
+    if not families:
+        families.append(Family(name=DEFAULT_FAMILY_NAME))
+        db.session.add(families[0])
         db.session.commit()
-    return family
+    return families[0]
 
 
 def family_players(family: Family) -> list[Player]:
@@ -260,11 +281,14 @@ def hand_points(variant: rules.Variant, entry: HandEntry) -> tuple[int, int]:
     return rules.score_keys(variant, entry.counts), 0
 
 
-def record_round(game: Game, number: int, entries: Sequence[HandEntry], version: int) -> GameRound:
+def record_round(
+    game: Game, number: int, entries: Sequence[HandEntry], version: int, by: Member | None = None
+) -> GameRound:
     """Store (or correct) a hand's result; ``version`` is what the form was opened with.
 
     A second submission of the same form - a double tap, another phone - finds the version
-    moved on and is refused, so a hand is never stored twice.
+    moved on and is refused, so a hand is never stored twice. ``by`` is who did it, for the
+    game's change history.
     """
     _refuse_if_abandoned(game)
     round_ = round_of(game, number)
@@ -285,6 +309,7 @@ def record_round(game: Game, number: int, entries: Sequence[HandEntry], version:
             f"Round {number} was saved from another tap or phone in the meantime; "
             "this is the result that is stored."
         )
+    before = [r.points for r in round_.results] if round_.recorded_at else None
     # Keep the objects in step with the row without writing it again.
     attributes.set_committed_value(round_, "recorded_at", stamp)
     attributes.set_committed_value(round_, "version", version + 1)
@@ -304,12 +329,13 @@ def record_round(game: Game, number: int, entries: Sequence[HandEntry], version:
         result.bonus = bonus
         result.points = points
         _mark_changed(result, RESULT_FIELDS)
+    _log_change(game, round_, "edited" if before else "recorded", before, by)
     _update_status(game)
     commit_for(game.family_id)
     return round_
 
 
-def undo_last_round(game: Game, number: int | None = None) -> GameRound:
+def undo_last_round(game: Game, number: int | None = None, by: Member | None = None) -> GameRound:
     """Take the last scored hand back into play; its buys and laid-down marks stay.
 
     ``number`` is the round the user saw as last: a second tap (or phone) finds it already
@@ -322,6 +348,7 @@ def undo_last_round(game: Game, number: int | None = None) -> GameRound:
     round_ = recorded[-1]
     if number is not None and round_.number != number:
         raise RuleError(f"Round {number} was already taken back.")
+    _log_change(game, round_, "undone", [r.points for r in round_.results], by)
     round_.recorded_at = None
     round_.version += 1
     for result in round_.results:
@@ -334,6 +361,41 @@ def undo_last_round(game: Game, number: int | None = None) -> GameRound:
     _update_status(game)
     commit_for(game.family_id)
     return round_
+
+
+def _log_change(game: Game, round_: GameRound, action: str, before: list[int] | None, by: Member | None) -> None:
+    after = None if action == "undone" else [r.points for r in round_.results]
+    db.session.add(
+        RoundChange(
+            game_id=game.id,
+            number=round_.number,
+            action=action,
+            member_id=by.id if by else None,
+            by=by.username if by else "command line",
+            points={"before": before, "after": after},
+        )
+    )
+
+
+@dataclass
+class ChangeLine:
+    change: RoundChange
+    # (player name, points before, points after) for each player whose points changed
+    moves: list[tuple[str, int | None, int | None]]
+
+
+def round_changes(game: Game) -> list[ChangeLine]:
+    """The game's scored-hand changes, newest first, with whose points moved."""
+    names = [p.name for p in game.players]
+    lines = []
+    for change in db.session.execute(
+        db.select(RoundChange).where(RoundChange.game_id == game.id).order_by(RoundChange.id.desc())
+    ).scalars():
+        before = change.points.get("before") or [None] * len(names)
+        after = change.points.get("after") or [None] * len(names)
+        moves = [(n, b, a) for n, b, a in zip(names, before, after) if b != a]
+        lines.append(ChangeLine(change, moves))
+    return lines
 
 
 def _update_status(game: Game) -> None:
@@ -402,6 +464,7 @@ def abandon_game(game: Game) -> None:
 def delete_game(game: Game) -> None:
     """Remove a game with all its hands and its summary."""
     db.session.execute(db.delete(PlayerGame).where(PlayerGame.game_id == game.id))
+    db.session.execute(db.delete(RoundChange).where(RoundChange.game_id == game.id))
     db.session.delete(game)
     commit_for(game.family_id)
 

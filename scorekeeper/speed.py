@@ -18,6 +18,7 @@ from functools import wraps
 from pathlib import Path
 
 from flask import Flask, current_app, make_response, request, session
+from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
 
 COMPRESSIBLE = {"text/html", "text/css", "text/javascript", "application/javascript", "application/json",
@@ -67,7 +68,8 @@ def cached_page(view):
             return view(*args, **kwargs)  # a page with a one-time message is drawn fresh
         family = services.current_family()
         generate_csrf()  # make sure the session's token exists before it joins the key
-        raw = f"{family.id}|{family.version}|{request.full_path}|{session.get('csrf_token')}"
+        member = current_user.get_id()
+        raw = f"{family.id}|{family.version}|{member}|{request.full_path}|{session.get('csrf_token')}"
         key = hashlib.sha256(raw.encode()).hexdigest()[:32]
         packed_wanted = accepts_gzip()
         etag = f"{key}-gz" if packed_wanted else key

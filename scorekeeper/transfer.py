@@ -18,7 +18,18 @@ from sqlalchemy.orm import selectinload
 
 from . import rules, services
 from .db import db
-from .models import ABANDONED, FINISHED, IN_PROGRESS, Family, Game, GameRound, Player, Result, Seat, utcnow
+from .models import (
+    ABANDONED,
+    FINISHED,
+    IN_PROGRESS,
+    Family,
+    Game,
+    GameRound,
+    Player,
+    Result,
+    Seat,
+    utcnow,
+)
 
 FORMAT = "scorekeeper-export"
 VERSION = 1

@@ -1,27 +1,26 @@
-"""Fixtures: an app on a fresh SQLite database per test, its client and CLI runner."""
+"""Fixtures: an app on a fresh database per test (SQLite, or PostgreSQL when
+``SCOREKEEPER_TEST_DATABASE_URL`` is set), a signed-in client and a CLI runner."""
 
 import pytest
 
-from scorekeeper import create_app
-from tests.helpers import strict_client
+from tests.helpers import drop_made_apps, make_app, strict_client
+
+
+@pytest.fixture(autouse=True)
+def _close_databases():
+    yield
+    drop_made_apps()
 
 
 @pytest.fixture
 def app(tmp_path):
-    app = create_app(
-        {
-            "TESTING": True,
-            "SECRET_KEY": "test",
-            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'test.sqlite'}",
-            "WTF_CSRF_ENABLED": False,
-        }
-    )
-    yield app
+    """The app, with the family "Our family" and its member ``tester`` signed up."""
+    return make_app(tmp_path)
 
 
 @pytest.fixture
 def client(app):
-    """A test client on which any 500 answer fails the test where it happens."""
+    """A client signed in as ``tester``, on which any 500 answer fails the test where it happens."""
     return strict_client(app)
 
 

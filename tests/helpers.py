@@ -5,15 +5,25 @@ Everything here goes through the same requests a phone sends; the database is on
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
+import shutil
+import tempfile
 from collections import Counter
+from functools import cache
 from html.parser import HTMLParser
+from pathlib import Path
 
+import sqlalchemy as sa
+from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.datastructures import MultiDict
+from werkzeug.security import generate_password_hash
 
+from scorekeeper import create_app
 from scorekeeper.db import db
-from scorekeeper.models import Game, GameRound, Player, Result, Seat
+from scorekeeper.models import Family, Game, GameRound, Member, Player, Result, Seat
 
 VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 
@@ -21,10 +31,103 @@ VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
 def text_of(response_or_html) -> str:
     """Visible text of a response or an HTML string, whitespace collapsed."""
     html = response_or_html if isinstance(response_or_html, str) else response_or_html.get_data(as_text=True)
-    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S)
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.DOTALL)
     text = re.sub(r"<[^>]+>", " ", html)
     text = text.replace("&amp;", "&").replace("&#39;", "'").replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
     return " ".join(text.split())
+
+
+# -- apps on fresh databases ---------------------------------------------------------------
+
+# Set to a PostgreSQL URL (see .ci/postgres) to run every test on PostgreSQL instead of SQLite.
+POSTGRES_URL = os.environ.get("SCOREKEEPER_TEST_DATABASE_URL")
+TEST_USERNAME = "tester"
+TEST_PASSWORD = "a long test password"
+TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False}
+_made: list[Flask] = []  # apps made by the running test
+_numbers = itertools.count()
+
+
+@cache
+def _test_password_hash() -> str:
+    return generate_password_hash(TEST_PASSWORD)  # hashed once: scrypt is slow on purpose
+
+
+@cache
+def _template() -> str:
+    """A database migrated to the newest revision once per test run; each test gets a copy."""
+    if POSTGRES_URL:
+        template = sa.make_url(POSTGRES_URL).set(database="scorekeeper_template")
+        _admin(f'DROP DATABASE IF EXISTS "{template.database}" WITH (FORCE)')
+        _admin(f'CREATE DATABASE "{template.database}"')
+        url = template.render_as_string(hide_password=False)
+    else:
+        url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='scorekeeper-tests-')) / 'template.sqlite'}"
+    app = create_app({**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": url})  # runs the migrations
+    with app.app_context():
+        db.engine.dispose()
+    return url
+
+
+def _admin(statement: str) -> None:
+    engine = sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(sa.text(statement))
+    engine.dispose()
+
+
+def fresh_database(folder: Path) -> str:
+    """The URL of a new database at the newest schema: a copy of the migrated template."""
+    template = _template()
+    if POSTGRES_URL:
+        name = f"scorekeeper_t{os.getpid()}_{next(_numbers)}"
+        _admin(f'CREATE DATABASE "{name}" TEMPLATE scorekeeper_template STRATEGY FILE_COPY')
+        return sa.make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"test-{next(_numbers)}.sqlite"
+    shutil.copyfile(sa.make_url(template).database, path)
+    return f"sqlite:///{path}"
+
+
+def make_app(folder: Path | None = None, *, database_url: str | None = None, family: str | None = "Our family",
+             keep: bool = False, **config) -> Flask:
+    """An app for a test. Without ``database_url`` it gets a fresh database in which ``family``
+    (unless ``None``) has signed up with the member ``tester``. The database goes when the test
+    ends, or with ``keep`` when the caller passes the app to ``drop_app``."""
+    url = database_url or fresh_database(folder or Path(tempfile.mkdtemp(prefix="scorekeeper-")))
+    app = create_app({**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": url, **config})
+    app.extensions["test_database"] = None if database_url or not POSTGRES_URL else sa.make_url(url).database
+    if not keep:
+        _made.append(app)
+    if database_url is None and family is not None:
+        add_member(app, family, TEST_USERNAME)
+    return app
+
+
+def add_member(app: Flask, family_name: str, username: str) -> tuple[int, int]:
+    """A family (made if new) with a member whose password is ``TEST_PASSWORD``: (family id, member id)."""
+    with app.app_context():
+        family = db.session.execute(db.select(Family).where(Family.name == family_name)).scalar()
+        if family is None:
+            family = Family(name=family_name)
+        member = Member(family=family, username=username, password_hash=_test_password_hash())
+        db.session.add(member)
+        db.session.commit()
+        return family.id, member.id
+
+
+def drop_app(app: Flask) -> None:
+    """Close the app's database connections; drop its PostgreSQL database."""
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+    if app.extensions.get("test_database"):
+        _admin(f'DROP DATABASE IF EXISTS "{app.extensions["test_database"]}" WITH (FORCE)')
+
+
+def drop_made_apps() -> None:
+    while _made:
+        drop_app(_made.pop())
 
 
 # -- a client that treats any 500 as a test failure ----------------------------------------
@@ -43,11 +146,27 @@ class NoServerErrorClient(FlaskClient):
         return response
 
 
-def strict_client(app) -> FlaskClient:
-    """A test client on ``app`` that renders the 500 page (instead of raising) and fails on it."""
+def strict_client(app, username: str | None = TEST_USERNAME) -> FlaskClient:
+    """A test client on ``app`` that renders the 500 page (instead of raising) and fails on it,
+    signed in as ``username`` when that member exists (``None``: signed out)."""
     app.config["PROPAGATE_EXCEPTIONS"] = False
     app.test_client_class = NoServerErrorClient
-    return app.test_client()
+    client = app.test_client()
+    if username:
+        sign_in_session(app, client, username)
+    return client
+
+
+def sign_in_session(app, client, username: str) -> bool:
+    """Put the member's sign-in into the client's session, as the sign-in page would."""
+    with app.app_context():
+        member = db.session.execute(db.select(Member).where(Member.username == username)).scalar()
+    if member is None:
+        return False
+    with client.session_transaction() as session:
+        session["_user_id"] = member.get_id()
+        session["_fresh"] = True
+    return True
 
 
 # -- reading pages -------------------------------------------------------------------------
@@ -305,7 +424,7 @@ def review_lines(response) -> dict[str, tuple[int, int]]:
     html = response.get_data(as_text=True)
     rows = re.findall(
         r'<th scope="row">(.*?)</th>.*?<td class="num"><b>(-?\d+)</b></td>\s*<td class="num">(-?\d+)</td>',
-        html, flags=re.S,
+        html, flags=re.DOTALL,
     )
     return {name: (int(points), int(total)) for name, points, total in rows}
 

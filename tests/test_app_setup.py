@@ -37,10 +37,10 @@ def test_environment_chooses_database_and_secret(monkeypatch, tmp_path):
     url = f"sqlite:///{tmp_path / 'elsewhere.sqlite'}"
     app = _plain_app(
         monkeypatch, tmp_path / "inst",
-        SCOREKEEPER_DATABASE_URL=url, SCOREKEEPER_SECRET_KEY="from-env",
+        SCOREKEEPER_DATABASE_URL=url, SCOREKEEPER_SECRET_KEY="from-env-0123456789abcdef0123456789",
     )
     assert app.config["SQLALCHEMY_DATABASE_URI"] == url
-    assert app.config["SECRET_KEY"] == "from-env"
+    assert app.config["SECRET_KEY"] == "from-env-0123456789abcdef0123456789"
     assert (tmp_path / "elsewhere.sqlite").exists()
     assert not (tmp_path / "inst" / "secret_key").exists()
 
@@ -48,9 +48,9 @@ def test_environment_chooses_database_and_secret(monkeypatch, tmp_path):
 def test_instance_config_file_is_read(monkeypatch, tmp_path):
     instance = tmp_path / "instance"
     instance.mkdir()
-    (instance / "config.py").write_text("SECRET_KEY = 'from-config-file'\n")
+    (instance / "config.py").write_text("SECRET_KEY = 'from-config-file-0123456789abcdef'\n")
     app = _plain_app(monkeypatch, instance)
-    assert app.config["SECRET_KEY"] == "from-config-file"
+    assert app.config["SECRET_KEY"] == "from-config-file-0123456789abcdef"
 
 
 def test_csrf_is_on_unless_a_test_turns_it_off(monkeypatch, tmp_path):

@@ -9,23 +9,23 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import (
-    strict_client,
     db_snapshot,
     element_text,
     input_value,
     input_values,
     inputs,
+    make_app,
     new_game,
     player_ids,
     record,
     round_data,
     score_url,
     stored_points,
+    strict_client,
     text_of,
     texts_by_class,
     version_of,
 )
-from scorekeeper import create_app
 
 
 @pytest.fixture
@@ -494,12 +494,7 @@ def test_unknown_game_is_a_friendly_404(client, app, method, url):
 @pytest.fixture
 def csrf_app(app):
     """A second app on the same database, with CSRF protection on as in production."""
-    return create_app({
-        "TESTING": True,
-        "SECRET_KEY": "test",
-        "SQLALCHEMY_DATABASE_URI": app.config["SQLALCHEMY_DATABASE_URI"],
-        "WTF_CSRF_ENABLED": True,
-    })
+    return make_app(database_url=app.config["SQLALCHEMY_DATABASE_URI"], WTF_CSRF_ENABLED=True)
 
 
 @pytest.mark.parametrize("url, data", [

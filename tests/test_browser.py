@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from scorekeeper import create_app
+from tests.helpers import drop_app, make_app
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).parent / "screenshots"
@@ -23,16 +23,21 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 @pytest.fixture
 def live_server(tmp_path):
-    """The real app (CSRF on) served on a free loopback port; ``app.base_url`` is its address."""
-    app = create_app(
-        {"SECRET_KEY": "browser-test", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'b.sqlite'}"}
-    )
+    """A new instance (CSRF on, nobody signed up) served on a free loopback port;
+    ``app.base_url`` is its address."""
+    app = make_app(tmp_path, family=None, keep=True, WTF_CSRF_ENABLED=True)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     app.base_url = f"http://127.0.0.1:{server.server_port}"
     yield app
     server.shutdown()
+    drop_app(app)
+
+
+def phone(browser):
+    return browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                               is_mobile=True, has_touch=True)
 
 
 @pytest.fixture
@@ -43,9 +48,7 @@ def page(live_server):
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"],
         )
-        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
-                                      is_mobile=True, has_touch=True)
-        page = context.new_page()
+        page = phone(browser).new_page()
         page.base_url = live_server.base_url
         page.app = live_server
         yield page
@@ -65,9 +68,23 @@ def hand(page, name: str):
     return page.locator("fieldset.hand", has=page.locator("legend", has_text=name))
 
 
+def sign_up(page, screenshot: bool = False) -> None:
+    """The first visit on a new instance: name the family, choose a login."""
+    page.goto(page.base_url + "/")
+    sync_api.expect(page.get_by_role("heading", name="Welcome to Scorekeeper")).to_be_visible()
+    page.get_by_label("Family name").fill("The Parkers")
+    page.get_by_label("Username").fill("ann")
+    page.get_by_label("Password", exact=True).fill("shuffle the decks")
+    page.get_by_label("Password again").fill("shuffle the decks")
+    if screenshot:
+        shot(page, "00-welcome")
+    page.get_by_role("button", name="Start").click()
+
+
 def test_two_rounds_by_tapping(page):
     expect = sync_api.expect
-    page.goto(page.base_url + "/")
+    sign_up(page, screenshot=True)
+    expect(page.get_by_role("heading", name="The Parkers")).to_be_visible()
     shot(page, "01-home-empty")
     page.get_by_role("link", name="+ New game").click()
 
@@ -158,6 +175,7 @@ def test_history_pages_fit_a_phone_and_draw_their_charts(page):
         from scorekeeper.demo import seed_demo
 
         seed_demo(services.current_family(), 60, seed=11)
+    sign_up(page)  # the first member takes over the family the demo games went to
     pages = {
         "09-history": "/history",
         "10-player-profile": "/players/1",
@@ -174,3 +192,45 @@ def test_history_pages_fit_a_phone_and_draw_their_charts(page):
     sync_api.expect(page.locator("svg.chart")).to_have_attribute("aria-label", "Running totals by round")
     page.goto(page.base_url + "/players/1")
     assert page.locator("svg.chart polyline").count() == 1
+
+
+def test_invite_link_lets_a_second_phone_join_the_family(page):
+    """Ann makes an invite link; Bob's phone opens it, joins, and sees Ann's game; the link then
+    stops working; signing out everywhere ends Bob's session too."""
+    expect = sync_api.expect
+    sign_up(page)
+    page.get_by_role("link", name="+ New game").click()
+    page.get_by_label("Shanghai Rummy (11 rounds)").check()
+    page.locator("#new_players").fill("Ann, Bob, Cy")
+    page.get_by_role("button", name="Next: seating").click()
+    page.get_by_role("button", name="Start game").click()
+
+    page.get_by_role("link", name="♠ Scorekeeper").click()
+    page.get_by_role("link", name="Family").click()
+    page.get_by_role("button", name="Make an invite link").click()
+    link = page.get_by_label("Invite link").input_value()
+    assert "/join/" in link
+    shot(page, "13-family")
+
+    bob = phone(page.context.browser).new_page()
+    bob.goto(link)
+    expect(bob.get_by_role("heading", name="Join The Parkers")).to_be_visible()
+    bob.get_by_label("Username").fill("bob")
+    bob.get_by_label("Password", exact=True).fill("bob's own password")
+    bob.get_by_label("Password again").fill("bob's own password")
+    shot(bob, "14-join")
+    bob.get_by_role("button", name="Join").click()
+    expect(bob.locator(".game-tile")).to_have_count(1)
+    expect(bob.locator(".game-tile")).to_contain_text("Ann")
+
+    bob.goto(link)  # a second use of the same link
+    expect(bob.get_by_role("heading", name="This link does not work")).to_be_visible()
+
+    page.reload()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Sign out everywhere").click()
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    shot(page, "15-sign-in")
+    # Bob's login is his own: he stays signed in.
+    bob.goto(page.base_url + "/")
+    expect(bob.locator(".game-tile")).to_have_count(1)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import pytest
 
+from scorekeeper.db import db
+from scorekeeper.models import Game
 from tests.helpers import (
     buys_of,
-    dealers,
     db_snapshot,
+    dealers,
     element_text,
     game_status,
     input_value,
@@ -31,8 +33,6 @@ from tests.helpers import (
     text_of,
     version_of,
 )
-from scorekeeper.db import db
-from scorekeeper.models import Game
 
 
 def play_rounds(client, app, game_id: int, rounds, dealt_by: list[tuple[int, str]]):

@@ -15,13 +15,15 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import func
 
-from scorekeeper import create_app, services, stats
+from scorekeeper import services, stats
 from scorekeeper.db import counting_statements, db
 from scorekeeper.demo import seed_demo
 from scorekeeper.models import Game, GameRound, Player, PlayerGame, Result, Seat
 from tests.helpers import (
     db_snapshot,
+    drop_app,
     game_status,
+    make_app,
     new_game,
     player_ids,
     record,
@@ -181,12 +183,7 @@ G6 = [
 def family(tmp_path_factory):
     """The six games above in one app, shared by the read-only tests of this module."""
     folder = tmp_path_factory.mktemp("family")
-    app = create_app({
-        "TESTING": True,
-        "SECRET_KEY": "test",
-        "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder / 'family.sqlite'}",
-        "WTF_CSRF_ENABLED": False,
-    })
+    app = make_app(folder, keep=True)
     client = strict_client(app)
     games = {
         "G1": play(client, app, "family-7", ["Ann", "Bob", "Cy"], G1, skip_first_hand=True),
@@ -208,7 +205,8 @@ def family(tmp_path_factory):
     assert [game_status(app, games[k]) for k in sorted(games)] == [
         "finished", "finished", "finished", "abandoned", "finished", "in_progress"]
     players = player_ids(app, games["G2"])
-    return SimpleNamespace(app=app, client=client, games=games, players=players)
+    yield SimpleNamespace(app=app, client=client, games=games, players=players)
+    drop_app(app)
 
 
 # -- 1. player figures, records and head-to-head -------------------------------------------

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from scorekeeper.rules import VARIANTS, dealer_seat, first_player_seat, get_variant, schedule
+from scorekeeper.rules import (
+    VARIANTS,
+    dealer_seat,
+    first_player_seat,
+    get_variant,
+    schedule,
+)
 
 # Player ranges from variants.md, copied by hand; skip-hand-1 is a family-7 option only.
 PLAYERS = {"family-7": (3, 8), "shanghai-rum": (3, 8), "shanghai-10": (2, 8), "online-11": (2, 8)}

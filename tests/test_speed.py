@@ -4,7 +4,7 @@ import gzip
 import re
 
 from scorekeeper.db import counting_statements
-from tests.helpers import new_game, player_ids, text_of
+from tests.helpers import new_game, player_ids, strict_client, text_of
 
 
 def statements(app, client, url, **kwargs):
@@ -38,7 +38,7 @@ def test_unchanged_page_answers_304_to_its_etag(client):
 
 
 def test_each_browser_session_gets_forms_signed_for_itself(app):
-    one, two = app.test_client(), app.test_client()
+    one, two = strict_client(app), strict_client(app)
     token = re.compile(rb'name="csrf_token" value="([^"]+)"')
     new_game(one, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
     page_one = one.get("/games/1").data

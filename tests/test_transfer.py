@@ -14,10 +14,11 @@ import pytest
 from sqlalchemy import func
 from sqlalchemy.orm import selectinload
 
-from scorekeeper import create_app, rules, services, transfer
+from scorekeeper import rules, services, transfer
 from scorekeeper.db import db
 from scorekeeper.demo import DEMO_PLAYERS, seed_demo
 from scorekeeper.models import Game, GameRound, PlayerGame, Result, Seat
+from tests import helpers
 from tests.helpers import (
     db_snapshot,
     element_text,
@@ -29,14 +30,9 @@ from tests.helpers import (
 )
 
 
-def make_app(folder, name: str):
+def make_app(folder, name: str, keep: bool = False):
     """Another instance with its own database, like a second household's server."""
-    return create_app({
-        "TESTING": True,
-        "SECRET_KEY": "test",
-        "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder / name}",
-        "WTF_CSRF_ENABLED": False,
-    })
+    return helpers.make_app(folder / name, keep=keep)
 
 
 def upload(client, raw: bytes, filename: str = "export.json"):
@@ -239,7 +235,7 @@ def test_import_merges_into_a_family_reusing_players_with_the_same_name(client, 
 @pytest.fixture(scope="module")
 def good_export(tmp_path_factory) -> str:
     """Two demo games, then a family-7 game played by hand (games[2]), as exported."""
-    source = make_app(tmp_path_factory.mktemp("source"), "source.sqlite")
+    source = make_app(tmp_path_factory.mktemp("source"), "source.sqlite", keep=True)
     with source.app_context():
         seed_demo(services.current_family(), 2, seed=41)
     client = strict_client(source)
@@ -252,6 +248,7 @@ def good_export(tmp_path_factory) -> str:
     assert [len(g["seats"]) for g in data["games"]][2] == 3
     assert data["games"][2]["rounds"][0]["results"][1]["player"] == "Bob"
     assert data["games"][2]["rounds"][0]["results"][1]["cards"] == "K"
+    helpers.drop_app(source)
     return text
 
 

@@ -7,7 +7,13 @@ from types import MappingProxyType
 from .cards import JOKER, RANKS, Card, parse_card, parse_cards
 from .presets import FAMILY_7, ONLINE_11, SHANGHAI_10, SHANGHAI_RUM
 from .rotation import dealer_seat, first_player_seat, schedule
-from .scoring import hand_problems, max_hand_points, score_hand, score_keys, table_problems
+from .scoring import (
+    hand_problems,
+    max_hand_points,
+    score_hand,
+    score_keys,
+    table_problems,
+)
 from .variants import Bonus, Decks, Key, Meld, Round, Variant
 
 VARIANTS = MappingProxyType({v.key: v for v in (FAMILY_7, SHANGHAI_RUM, SHANGHAI_10, ONLINE_11)})

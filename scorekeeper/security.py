@@ -1,0 +1,59 @@
+"""Cookies, response headers and the secret key, set up for a server on the internet."""
+
+from __future__ import annotations
+
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+# No inline script or style anywhere, so the policy can forbid both.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # invite links never leak to another site
+    "X-Frame-Options": "DENY",
+}
+# Values seen in examples and tutorials, or too short to be secret.
+WEAK_SECRETS = {"dev", "test", "secret", "changeme", "change-me", "development", "please-change-me"}
+MIN_SECRET_LENGTH = 24
+
+
+class InsecureConfig(RuntimeError):
+    """The app refuses to start with settings that would make it unsafe."""
+
+
+def check_secret(app) -> None:
+    """Outside testing and debugging, a default or short secret key stops the start."""
+    if app.testing or app.debug:
+        return
+    key = str(app.config.get("SECRET_KEY") or "")
+    if key.lower() in WEAK_SECRETS or len(key) < MIN_SECRET_LENGTH:
+        raise InsecureConfig(
+            "SECRET_KEY is a default or shorter than 24 characters. Remove it to have one generated "
+            "in the instance folder, or set SCOREKEEPER_SECRET_KEY to a long random value."
+        )
+
+
+def init_app(app) -> None:
+    https = bool(app.config.get("HTTPS"))
+    app.config.setdefault("SESSION_COOKIE_HTTPONLY", True)
+    app.config.setdefault("SESSION_COOKIE_SAMESITE", "Lax")
+    app.config.setdefault("SESSION_COOKIE_SECURE", https)
+    app.config.setdefault("REMEMBER_COOKIE_HTTPONLY", True)
+    app.config.setdefault("REMEMBER_COOKIE_SAMESITE", "Lax")
+    app.config.setdefault("REMEMBER_COOKIE_SECURE", https)
+    check_secret(app)
+    proxies = int(app.config.get("PROXIES", 0) or 0)
+    if proxies:  # behind a reverse proxy: trust its X-Forwarded-For / -Proto for this many hops
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
+
+    @app.after_request
+    def security_headers(response):
+        for name, value in HEADERS.items():
+            response.headers.setdefault(name, value)
+        if https:
+            response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+        return response
