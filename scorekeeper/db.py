@@ -29,12 +29,13 @@ db = SQLAlchemy(model_class=Base, session_options={"expire_on_commit": False})
 
 @event.listens_for(Engine, "connect")
 def _sqlite_settings(connection, _record) -> None:
-    """SQLite: readers never wait for a writer (WAL), commits skip a second disk flush, and a
-    writer waits for another instead of failing at once (several server processes)."""
+    """SQLite: readers never wait for a writer (WAL), a saved hand survives a power cut
+    (synchronous FULL), and a writer waits for another instead of failing at once (several
+    server processes)."""
     if isinstance(connection, sqlite3.Connection):
         cursor = connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA busy_timeout=5000")
         cursor.close()
 

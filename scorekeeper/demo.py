@@ -10,6 +10,7 @@ import random
 import uuid
 from datetime import datetime, time, timedelta
 
+import sqlalchemy as sa
 from sqlalchemy import func, insert
 
 from . import rules, services
@@ -65,8 +66,20 @@ def seed_demo(family: Family, games: int, seed: int | None = None, end: datetime
         if (index + 1) % CHUNK == 0:
             _flush(rows)
     _flush(rows)
+    _advance_sequences()
     services.commit_for(family.id)
     return games
+
+
+def _advance_sequences() -> None:
+    """PostgreSQL hands out ids from sequences that the explicit ids above did not move."""
+    if db.session.get_bind().dialect.name != "postgresql":
+        return
+    for model in (Game, Seat, GameRound, Result, PlayerGame):
+        table = model.__tablename__
+        db.session.execute(sa.text(
+            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))"
+        ))
 
 
 def _one_game(rng, family, variants, players, played_on, ids, rows) -> None:

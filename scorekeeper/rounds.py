@@ -8,6 +8,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from flask_login import current_user
 
 from . import charts, services
+from .db import db
 from .forms import entry_form
 from .games import game_or_404
 from .models import GameRound
@@ -62,6 +63,10 @@ def score(game_id: int, number: int):
                 version = -1
             try:
                 services.record_round(game, number, entries, version, by=current_user)
+            except services.StaleEntry as error:
+                _take_fresh_marks(form, round_)
+                flash(str(error), "error")
+                return _entry_page(form, game, round_, editing)
             except RuleError as error:
                 flash(str(error), "error")
                 return redirect(url_for("rounds.standings", game_id=game.id))
@@ -82,16 +87,31 @@ def score(game_id: int, number: int):
             variant=variant,
             editing=editing,
         )
+    return _entry_page(form, game, round_, editing)
+
+
+def _entry_page(form, game, round_: GameRound, editing: bool):
     return render_template(
         "rounds/entry.html",
         form=form,
         game=game,
         round=round_,
         rules_round=round_.rules,
-        variant=variant,
-        players=players,
+        variant=game.variant,
+        players=game.players,
         editing=editing,
     )
+
+
+def _take_fresh_marks(form, round_: GameRound) -> None:
+    """Keep the typed cards but show the buys and laid-down marks stored meanwhile."""
+    db.session.refresh(round_)
+    form.version.data = round_.version
+    for result in round_.results:
+        db.session.refresh(result)
+        hand = form[f"p{result.player_id}"]
+        hand.buys.data, hand.buys.raw_data = result.buys, None  # raw_data would redraw what was typed
+        hand.laid_down.data = result.laid_down
 
 
 def _review(game, round_: GameRound, entries) -> dict:

@@ -84,4 +84,3 @@ def init_app(app) -> None:
     if app.config.get("UPGRADE_ON_START", True):
         with app.app_context():
             upgrade_database()
-            current_app.logger.debug("database at revision %s", head_revision())

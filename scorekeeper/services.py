@@ -39,6 +39,10 @@ class RuleError(Exception):
     """A request the rules or the game's state refuse; the message is meant for the user."""
 
 
+class StaleEntry(RuleError):
+    """A card-entry form opened before a buy or laid-down mark changed the hand."""
+
+
 # -- family and players -------------------------------------------------------------------
 
 
@@ -206,6 +210,7 @@ def buy(game: Game, number: int, player_id: int) -> None:
     limit = round_.rules.buy_limit
     if result.laid_down and not game.variant.down_may_buy:
         raise RuleError(f"{name} has laid down and may not buy any more this hand.")
+    _claim_open_round(round_)
     # The limit is checked in the UPDATE itself so two phones tapping at once cannot pass it.
     changed = db.session.execute(
         update(Result)
@@ -223,6 +228,7 @@ def undo_buy(game: Game, number: int, player_id: int) -> None:
     round_ = _open_round(game, number)
     name = _seat_name(game, player_id)
     result = round_.result_for(player_id)
+    _claim_open_round(round_)
     changed = db.session.execute(
         update(Result).where(Result.id == result.id, Result.buys > 0).values(buys=Result.buys - 1)
     ).rowcount
@@ -236,8 +242,23 @@ def set_laid_down(game: Game, number: int, player_id: int, laid_down: bool) -> N
     """Mark whether a player has laid down the contract this hand."""
     round_ = _open_round(game, number)
     _seat_name(game, player_id)
+    _claim_open_round(round_)
     round_.result_for(player_id).laid_down = laid_down
     commit_for(game.family_id)
+
+
+def _claim_open_round(round_: GameRound) -> None:
+    """Move the hand's version on, so a card-entry form opened before this buy or mark cannot
+    overwrite it; refused if the hand was scored meanwhile (the row lock orders the two)."""
+    changed = db.session.execute(
+        update(GameRound)
+        .where(GameRound.id == round_.id, GameRound.recorded_at.is_(None))
+        .values(version=GameRound.version + 1)
+    ).rowcount
+    if not changed:
+        db.session.rollback()
+        raise RuleError(f"Round {round_.number} was scored meanwhile; buys can be changed by editing it.")
+    attributes.set_committed_value(round_, "version", round_.version + 1)
 
 
 # -- recording a hand ---------------------------------------------------------------------
@@ -304,7 +325,10 @@ def record_round(
     if not changed:
         db.session.rollback()
         if round_.recorded_at is None:
-            raise RuleError(f"That form for round {number} was out of date, so nothing was saved. Enter the hand again.")
+            raise StaleEntry(
+                f"Round {number} changed on another phone while you were entering cards, so nothing "
+                "was saved yet. Your cards are kept below with the buys and marks stored now: check and save again."
+            )
         raise RuleError(
             f"Round {number} was saved from another tap or phone in the meantime; "
             "this is the result that is stored."
@@ -348,9 +372,18 @@ def undo_last_round(game: Game, number: int | None = None, by: Member | None = N
     round_ = recorded[-1]
     if number is not None and round_.number != number:
         raise RuleError(f"Round {number} was already taken back.")
+    # Conditional, so two phones taking the same hand back at once take it back once.
+    changed = db.session.execute(
+        update(GameRound)
+        .where(GameRound.id == round_.id, GameRound.version == round_.version)
+        .values(version=GameRound.version + 1, recorded_at=None)
+    ).rowcount
+    if not changed:
+        db.session.rollback()
+        raise RuleError(f"Round {round_.number} was changed on another phone; look again before taking it back.")
     _log_change(game, round_, "undone", [r.points for r in round_.results], by)
-    round_.recorded_at = None
-    round_.version += 1
+    attributes.set_committed_value(round_, "recorded_at", None)
+    attributes.set_committed_value(round_, "version", round_.version + 1)
     for result in round_.results:
         result.went_out = False
         result.cards = ""

@@ -26,6 +26,8 @@ from tests.helpers import (
     texts_by_class,
     version_of,
 )
+from scorekeeper.db import db
+from scorekeeper.models import GameRound, Result
 
 
 @pytest.fixture
@@ -294,8 +296,11 @@ def test_wrong_version_for_a_fresh_round_stores_nothing(client, app, game, versi
     before = db_snapshot(app)
     page = client.post(score_url(game_id, 1), data=round_data(ids, "Ann", {"Bob": "K", "Cy": "5"}, version),
                        follow_redirects=True)
-    assert "That form for round 1 was out of date, so nothing was saved." in text_of(page)
+    assert "Round 1 changed on another phone while you were entering cards, so nothing was saved yet." in text_of(page)
     assert db_snapshot(app) == before
+    # The typed cards are still in the form, now carrying the stored version.
+    assert input_value(page, f"p{ids['Bob']}-k_K") == "1"
+    assert input_value(page, "version") == "0"
     assert "Round 1 of 10" in text_of(client.get(f"/games/{game_id}"))
 
 
@@ -587,3 +592,38 @@ def test_no_request_ends_in_a_server_error(client, app, game, method, url, data)
     assert page.status_code < 500
     if page.status_code >= 400:
         assert "Back to your games" in text_of(page)  # the friendly error page, not a bare one
+
+
+def test_a_buy_on_another_phone_while_cards_are_entered_is_not_overwritten(client, app, game):
+    game_id, ids = game
+    opened = version_of(client, game_id, 1)  # phone A opens card entry: nobody has bought
+    client.post(f"/games/{game_id}/rounds/1/buy", data={"player": ids["Cy"]})  # phone B: Cy buys
+    before = db_snapshot(app)
+
+    page = client.post(score_url(game_id, 1), data=round_data(ids, "Ann", {"Bob": "K", "Cy": "5 5"}, opened))
+    assert page.status_code == 200
+    assert "Round 1 changed on another phone while you were entering cards, so nothing was saved yet." in text_of(page)
+    assert db_snapshot(app) == before
+    # Phone A's typed cards stay; Cy's buy from phone B is now in the form, with the new version.
+    assert input_value(page, field(ids["Cy"], "k_5")) == "2"
+    assert input_value(page, field(ids["Cy"], "buys")) == "1"
+    resent = {i["name"]: i["value"] for i in inputs(page)
+              if i.get("name") and i.get("type") not in ("radio", "checkbox", "submit")}
+    resent.update(went_out=str(ids["Ann"]), action="save")
+    client.post(score_url(game_id, 1), data=resent)
+    assert stored_points(app, game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 10}}
+    with app.app_context():
+        buys = db.session.execute(
+            db.select(Result.buys).join(Result.round).where(Result.player_id == ids["Cy"], GameRound.number == 1)
+        ).scalar_one()
+    assert buys == 1
+
+
+def test_two_phones_taking_back_the_same_hand_take_it_back_once(client, app, game):
+    game_id, ids = game
+    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+    record(client, ids, game_id, 2, "Bob", {"Ann": "K", "Cy": "5"})
+    for _ in range(2):  # both phones saw round 2 as the last one
+        page = client.post(f"/games/{game_id}/undo", data={"number": "2"}, follow_redirects=True)
+    assert "Round 2 was already taken back." in text_of(page)
+    assert sorted(stored_points(app, game_id)) == [1]

@@ -138,7 +138,7 @@ def play_two_rounds(client) -> int:
     # Round 1: Ann out; Bob K K = 20; Cy Joker 9 = 25.
     client.post(f"/games/{game_id}/rounds/1/score", data={
         "went_out": "1", "p2-k_K": "2", "p2-buys": "1", "p3-k_JK": "1", "p3-k_9": "1",
-        "p3-laid_down": "y", "action": "save", "version": "0"})
+        "p3-laid_down": "y", "action": "save", "version": "1"})  # the buy moved the hand to version 1
     # Round 2: Bob out; Ann A = 15; Cy a counted total of 40.
     client.post(f"/games/{game_id}/rounds/2/score", data={
         "went_out": "2", "p1-k_A": "1", "p3-total": "40", "action": "save", "version": "0"})
