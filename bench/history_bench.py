@@ -20,11 +20,12 @@ from scorekeeper import create_app, services  # noqa: E402
 from scorekeeper.db import counting_statements, db  # noqa: E402
 from scorekeeper.demo import seed_demo  # noqa: E402
 from scorekeeper.models import Game, Player  # noqa: E402
+from signin import signed_in_client  # noqa: E402
 
 
 def build(games: int):
     folder = tempfile.mkdtemp()
-    app = create_app({"SECRET_KEY": "bench", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/h.sqlite"})
+    app = create_app({"SECRET_KEY": "bench-only secret, not for serving", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/h.sqlite"})
     started = time.perf_counter()
     with app.app_context():
         seed_demo(services.current_family(), games, seed=7)
@@ -45,7 +46,7 @@ def build(games: int):
 
 
 def measure(app, url: str, repeat: int) -> tuple[float, int]:
-    client = app.test_client()
+    client = signed_in_client(app)
     client.get(url)  # warm
     times = []
     for _ in range(repeat):

@@ -20,6 +20,7 @@ from flask import render_template  # noqa: E402
 
 from scorekeeper import create_app, printing, rules, services  # noqa: E402
 from scorekeeper.db import db  # noqa: E402
+from signin import signed_in_client  # noqa: E402
 
 def bare_page(rows: int, columns: int, orientation: str = "landscape") -> str:
     """A bare one-table page: no styling beyond borders, ``rows`` × ``columns`` cells of short text."""
@@ -72,13 +73,13 @@ def main() -> None:
     repeat = parser.parse_args().repeat
 
     folder = tempfile.mkdtemp()
-    app = create_app({"SECRET_KEY": "bench", "WTF_CSRF_ENABLED": False,
+    app = create_app({"SECRET_KEY": "bench-only secret, not for serving", "WTF_CSRF_ENABLED": False,
                       "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/bench.sqlite"})
-    client = app.test_client()
+    client = signed_in_client(app)
     game_id = play_game(client)
 
     with app.test_request_context():
-        game = services.load_game(services.current_family(), game_id)
+        game = services.load_game(services.sole_family(), game_id)
         documents = {}
         for key in rules.VARIANTS:
             names = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
