@@ -258,7 +258,6 @@ def _claim_open_round(round_: GameRound) -> None:
     if not changed:
         db.session.rollback()
         raise RuleError(f"Round {round_.number} was scored meanwhile; buys can be changed by editing it.")
-    attributes.set_committed_value(round_, "version", round_.version + 1)
 
 
 # -- recording a hand ---------------------------------------------------------------------
@@ -316,6 +315,8 @@ def record_round(
     current = game.current_round
     if round_.recorded_at is None and round_ is not current:
         raise RuleError(f"Round {current.number} comes first.")
+    # Read before the UPDATE, which also brings ``round_`` up to date in this session.
+    before = [r.points for r in round_.results] if round_.recorded_at else None
     stamp = round_.recorded_at or utcnow()
     changed = db.session.execute(
         update(GameRound)
@@ -333,10 +334,6 @@ def record_round(
             f"Round {number} was saved from another tap or phone in the meantime; "
             "this is the result that is stored."
         )
-    before = [r.points for r in round_.results] if round_.recorded_at else None
-    # Keep the objects in step with the row without writing it again.
-    attributes.set_committed_value(round_, "recorded_at", stamp)
-    attributes.set_committed_value(round_, "version", version + 1)
     variant = game.variant
     by_player = {e.player_id: e for e in entries}
     for result in round_.results:
@@ -382,8 +379,6 @@ def undo_last_round(game: Game, number: int | None = None, by: Member | None = N
         db.session.rollback()
         raise RuleError(f"Round {round_.number} was changed on another phone; look again before taking it back.")
     _log_change(game, round_, "undone", [r.points for r in round_.results], by)
-    attributes.set_committed_value(round_, "recorded_at", None)
-    attributes.set_committed_value(round_, "version", round_.version + 1)
     for result in round_.results:
         result.went_out = False
         result.cards = ""

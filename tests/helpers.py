@@ -5,6 +5,7 @@ Everything here goes through the same requests a phone sends; the database is on
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import re
@@ -46,6 +47,7 @@ TEST_PASSWORD = "a long test password"
 TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False}
 _made: list[Flask] = []  # apps made by the running test
 _numbers = itertools.count()
+_TEMPLATE_DB = f"scorekeeper_template_{os.getpid()}"
 
 
 @cache
@@ -57,9 +59,11 @@ def _test_password_hash() -> str:
 def _template() -> str:
     """A database migrated to the newest revision once per test run; each test gets a copy."""
     if POSTGRES_URL:
-        template = sa.make_url(POSTGRES_URL).set(database="scorekeeper_template")
+        # One per test run, so runs sharing a server do not pull each other's template away.
+        template = sa.make_url(POSTGRES_URL).set(database=_TEMPLATE_DB)
         _admin(f'DROP DATABASE IF EXISTS "{template.database}" WITH (FORCE)')
         _admin(f'CREATE DATABASE "{template.database}"')
+        atexit.register(_admin, f'DROP DATABASE IF EXISTS "{template.database}" WITH (FORCE)')
         url = template.render_as_string(hide_password=False)
     else:
         url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='scorekeeper-tests-')) / 'template.sqlite'}"
@@ -81,7 +85,7 @@ def fresh_database(folder: Path) -> str:
     template = _template()
     if POSTGRES_URL:
         name = f"scorekeeper_t{os.getpid()}_{next(_numbers)}"
-        _admin(f'CREATE DATABASE "{name}" TEMPLATE scorekeeper_template STRATEGY FILE_COPY')
+        _admin(f'CREATE DATABASE "{name}" TEMPLATE "{_TEMPLATE_DB}" STRATEGY FILE_COPY')
         return sa.make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"test-{next(_numbers)}.sqlite"

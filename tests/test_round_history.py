@@ -1,0 +1,59 @@
+"""Every change to a scored round is kept, with who made it and when, on the game's page."""
+
+from __future__ import annotations
+
+from scorekeeper.db import db
+from scorekeeper.models import RoundChange
+from tests.helpers import (
+    add_member,
+    element_text,
+    new_game,
+    player_ids,
+    record,
+    round_data,
+    score_url,
+    strict_client,
+    text_of,
+)
+
+
+def history_lines(client, game_id: int) -> list[str]:
+    page = client.get(f"/games/{game_id}/standings")
+    return [line.strip() for line in element_text(page, "changes").split(" Round ")][1:]
+
+
+def test_record_edit_and_undo_are_listed_with_who_and_the_points_that_moved(client, app):
+    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    assert "Changes to scored rounds" not in text_of(client.get(f"/games/{game_id}/standings"))
+
+    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})  # Bob 10, Cy 5
+    add_member(app, "Our family", "grandma")
+    grandma = strict_client(app, "grandma")
+    record(grandma, ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": "5"})  # a correction: Bob 20
+    grandma.post(f"/games/{game_id}/undo", data={"number": "1"})
+
+    lines = history_lines(client, game_id)  # newest first
+    assert len(lines) == 3
+    assert lines[0].startswith("1 undone by grandma") and "taken back: Ann 0 · Bob 20 · Cy 5" in lines[0]
+    assert lines[1].startswith("1 edited by grandma") and lines[1].endswith("Bob 10 → 20")
+    assert lines[2].startswith("1 recorded by tester") and lines[2].endswith("Ann 0 · Bob 10 · Cy 5")
+    assert "Changes to scored rounds (3)" in text_of(client.get(f"/games/{game_id}/standings"))
+
+    with app.app_context():
+        changes = db.session.execute(db.select(RoundChange).order_by(RoundChange.id)).scalars().all()
+        assert [(c.action, c.points) for c in changes] == [
+            ("recorded", {"before": None, "after": [0, 10, 5]}),
+            ("edited", {"before": [0, 10, 5], "after": [0, 20, 5]}),
+            ("undone", {"before": [0, 20, 5], "after": None}),
+        ]
+        assert all(c.at is not None for c in changes)
+
+
+def test_a_refused_save_leaves_no_line_in_the_history(client, app):
+    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+    # A second tap of the first form, still on version 0.
+    client.post(score_url(game_id, 1), data=round_data(ids, "Ann", {"Bob": "K", "Cy": "5"}, 0))
+    assert len(history_lines(client, game_id)) == 1
