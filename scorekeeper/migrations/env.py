@@ -7,6 +7,10 @@ from flask import current_app
 
 logger = logging.getLogger("alembic.env")
 config = context.config
+if config.cmd_opts is not None:  # ``flask db ...`` on a terminal: say what was done
+    logging.basicConfig(format="%(message)s")
+    for name in ("alembic.env", "alembic.runtime.migration"):
+        logging.getLogger(name).setLevel(logging.INFO)
 migrate = current_app.extensions["migrate"]
 
 
