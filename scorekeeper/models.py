@@ -50,11 +50,13 @@ class Game(db.Model):
     __table_args__ = (
         Index("ix_game_family_started", "family_id", "started_at"),
         Index("ix_game_family_status_started", "family_id", "status", "started_at"),
+        # Per family: another family importing the same export gets its own copy.
+        UniqueConstraint("family_id", "uid", name="uq_game_family_uid"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     # Identifies the game across exports and imports, so importing twice adds nothing.
-    uid: Mapped[str] = mapped_column(String(32), unique=True, default=new_uid)
+    uid: Mapped[str] = mapped_column(String(32), default=new_uid)
     family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
     variant_key: Mapped[str] = mapped_column(String(40))
     # The rules as they were when the game started: later rule changes never touch it.

@@ -343,7 +343,9 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
         uids = [g["uid"] for g in data["games"]]
         known = set()
         for start in range(0, len(uids), 500):
-            known.update(db.session.execute(db.select(Game.uid).where(Game.uid.in_(uids[start:start + 500]))).scalars())
+            known.update(db.session.execute(
+                db.select(Game.uid).where(Game.family_id == family.id, Game.uid.in_(uids[start:start + 500]))
+            ).scalars())
         fresh = [entry for entry in data["games"] if entry["uid"] not in known]
         for start in range(0, len(fresh), BATCH):
             games = [_build_game(family, entry, players) for entry in fresh[start:start + BATCH]]

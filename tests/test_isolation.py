@@ -1,0 +1,518 @@
+"""Family isolation: every route, called with another family's ids, answers 404 and never data.
+
+Two families share one server. "Fairweather Clan" (member ``tester``) has a finished game with a
+corrected hand, a game in progress with a buy and a laid-down mark in the hand being played, an
+abandoned game, four players and an open invite. "The Joneses" (member ``jones``) have a game of
+their own. Every request below is sent by jones, each from a fresh signed-in client:
+
+- a *foreign* call names one of Fairweather's ids in its URL (a game, a round of it, a player, an
+  invite): it must answer 404, leave the whole database as it was, and show nothing of
+  Fairweather's. The same request from ``tester`` must answer below 400, which proves the URL
+  is valid and the 404 is the family check, not a typo.
+- an *own* call has no id in its URL (home, history, players, records, exports, print pages, the
+  family page, sign-in pages...) or names Fairweather's ids only in the query or form: it is
+  answered normally (redirects followed) and the answer - HTML, JSON, CSV, or the text of a
+  PDF - holds none of Fairweather's names, its member's username or its games' uids, while
+  Fairweather's rows stay exactly as they were.
+
+Every GET is repeated as HEAD, and every URL is also asked OPTIONS (answered by Flask itself:
+an empty body). ``ROUTES`` says how to fill every rule of the URL map; a rule added without a
+line there fails ``test_every_rule_of_the_url_map_has_a_line_in_the_table``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+from pypdf import PdfReader
+from sqlalchemy import select
+
+from scorekeeper import rules
+from scorekeeper.db import db
+from scorekeeper.models import (
+    Family,
+    Game,
+    GameRound,
+    Invite,
+    Member,
+    Player,
+    PlayerGame,
+    Result,
+    RoundChange,
+    Seat,
+)
+from tests.helpers import (
+    TEST_PASSWORD,
+    TEST_USERNAME,
+    add_member,
+    db_snapshot,
+    new_game,
+    player_ids,
+    record,
+    round_data,
+    strict_client,
+    text_of,
+)
+
+OUR_FAMILY = "Fairweather Clan"
+OUR_PLAYERS = ["Zebediah", "Ottoline", "Peregrine", "Wilhelmina"]
+JONESES = "The Joneses"
+JONES = "jones"
+JONES_PLAYERS = ["Jasper", "Jemima", "Jolyon"]
+
+
+# -- the two families ------------------------------------------------------------------------
+
+
+@dataclass
+class World:
+    app: object
+    ours: int  # Fairweather's family id
+    joneses: int
+    games: dict[str, int]  # "finished" / "in_progress" / "abandoned" -> Fairweather's game id
+    players: dict[str, int]  # Fairweather's players: name -> id
+    invite_id: int
+    invite_token: str
+    jones_game: int
+    jones_players: dict[str, int]
+    jones_export: bytes
+    uids: list[str]  # Fairweather's games' uids, which its exports carry
+    forbidden: list[str] = field(default_factory=list)  # nothing of this may reach jones
+
+    def rounds(self, game_id: int) -> list[tuple[int, int, bool]]:
+        """``(number, version, scored)`` of every round, in playing order."""
+        with self.app.app_context():
+            return [
+                (number, version, recorded_at is not None)
+                for number, version, recorded_at in db.session.execute(
+                    select(GameRound.number, GameRound.version, GameRound.recorded_at)
+                    .where(GameRound.game_id == game_id).order_by(GameRound.position)
+                )
+            ]
+
+    def numbers(self, game_id: int) -> list[int]:
+        """The game's first round and the one being played (the last one once finished)."""
+        rounds = self.rounds(game_id)
+        current = next((n for n, _, scored in rounds if not scored), rounds[-1][0])
+        return sorted({rounds[0][0], current})
+
+    def last_scored(self, game_id: int) -> int:
+        return [n for n, _, scored in self.rounds(game_id) if scored][-1]
+
+    def round_form(self, game_id: int, number: int) -> dict[str, str]:
+        """A complete card-entry form for the round, as the game's own family would send it."""
+        ids = player_ids(self.app, game_id)
+        first, *others = ids
+        version = next(v for n, v, _ in self.rounds(game_id) if n == number)
+        return round_data(ids, first, {name: 5 for name in others}, version, laid_down=list(ids))
+
+    @property
+    def our_game_ids(self) -> list[int]:
+        return list(self.games.values())
+
+
+def play(client, app, variant: str, names: list[str], hands, *, skip_first_hand: bool = False) -> int:
+    """Start a game (a random first dealer) and record ``hands``: ``(number, went out, hands)``."""
+    game_id = new_game(client, variant, names, skip_first_hand=skip_first_hand)
+    ids = player_ids(app, game_id)
+    for number, went_out, cards in hands:
+        record(client, ids, game_id, number, went_out, cards, laid_down=names)
+    return game_id
+
+
+def ok(response) -> None:
+    assert response.status_code < 400, f"{response.request.method} {response.request.path}: {text_of(response)[:300]}"
+
+
+def build_world(app) -> World:
+    """Both families, through the same requests their phones send."""
+    tester = strict_client(app)
+    ok(tester.post("/family", data={"family-name": OUR_FAMILY}))
+    finished = play(tester, app, "family-7", ["Zebediah", "Ottoline", "Peregrine"], [
+        (2, "Zebediah", {"Ottoline": "K", "Peregrine": "5 5"}),
+        (3, "Ottoline", {"Zebediah": "5", "Peregrine": "Q"}),
+        (4, "Peregrine", {"Zebediah": "K", "Ottoline": "5"}),
+        (5, "Zebediah", {"Ottoline": "J", "Peregrine": "5"}),
+        (6, "Zebediah", {"Ottoline": "5", "Peregrine": "5"}),
+        (7, "Ottoline", {"Zebediah": "10", "Peregrine": "A"}),
+    ], skip_first_hand=True)
+    ids = player_ids(app, finished)
+    record(tester, ids, finished, 2, "Ottoline", {"Zebediah": "5", "Peregrine": "K"},
+           laid_down=list(ids))  # a corrected hand: a line in the change history
+    in_progress = play(tester, app, "shanghai-10", ["Zebediah", "Ottoline", "Wilhelmina"], [
+        (1, "Wilhelmina", {"Zebediah": "K", "Ottoline": "5"}),
+        (2, "Zebediah", {"Ottoline": "A", "Wilhelmina": "5"}),
+    ])
+    ids = player_ids(app, in_progress)
+    ok(tester.post(f"/games/{in_progress}/rounds/3/buy", data={"player": ids["Ottoline"]}))
+    ok(tester.post(f"/games/{in_progress}/rounds/3/down", data={"player": ids["Zebediah"], "laid_down": "1"}))
+    abandoned = play(tester, app, "online-11", ["Peregrine", "Wilhelmina"], [(1, "Peregrine", {"Wilhelmina": 15})])
+    ok(tester.post(f"/games/{abandoned}/abandon"))
+    ok(tester.post("/family/invites"))
+    link = re.search(r"/join/([A-Za-z0-9_-]+)", tester.get("/family").get_data(as_text=True))
+    assert link, "the family page shows a new invite link once"
+
+    add_member(app, JONESES, JONES)
+    jones = strict_client(app, JONES)
+    jones_game = play(jones, app, "family-7", JONES_PLAYERS, [(1, "Jasper", {"Jemima": "K", "Jolyon": "5"})])
+    jones_export = jones.get("/export.json").get_data()
+
+    with app.app_context():
+        ours = db.session.execute(select(Member.family_id).where(Member.username == TEST_USERNAME)).scalar_one()
+        joneses = db.session.execute(select(Member.family_id).where(Member.username == JONES)).scalar_one()
+        players = dict(db.session.execute(select(Player.name, Player.id).where(Player.family_id == ours)).all())
+        invite_id = db.session.execute(select(Invite.id).where(Invite.family_id == ours)).scalar_one()
+        uids = list(db.session.execute(select(Game.uid).where(Game.family_id == ours)).scalars())
+    assert sorted(players) == sorted(OUR_PLAYERS)
+    return World(
+        app=app, ours=ours, joneses=joneses,
+        games={"finished": finished, "in_progress": in_progress, "abandoned": abandoned},
+        players=players, invite_id=invite_id, invite_token=link.group(1),
+        jones_game=jones_game, jones_players=player_ids(app, jones_game), jones_export=jones_export,
+        uids=uids, forbidden=[OUR_FAMILY, *OUR_PLAYERS, TEST_USERNAME, *uids],
+    )
+
+
+def family_rows(app, family_id: int) -> dict[str, list[tuple]]:
+    """Every row that belongs to the family, table by table."""
+    games = select(Game.id).where(Game.family_id == family_id)
+    owned = {
+        "family": Family.id == family_id,
+        "member": Member.family_id == family_id,
+        "invite": Invite.family_id == family_id,
+        "player": Player.family_id == family_id,
+        "game": Game.family_id == family_id,
+        "seat": Seat.game_id.in_(games),
+        "game_round": GameRound.game_id.in_(games),
+        "result": Result.round_id.in_(select(GameRound.id).where(GameRound.game_id.in_(games))),
+        "player_game": PlayerGame.family_id == family_id,
+        "round_change": RoundChange.game_id.in_(games),
+    }
+    tables = db.metadata.tables
+    assert set(owned) == set(tables) - {"sign_in_failure"}, "a new table: say here which of its rows are a family's"
+    with app.app_context():
+        return {
+            name: sorted((tuple(row) for row in db.session.execute(tables[name].select().where(where))), key=repr)
+            for name, where in owned.items()
+        }
+
+
+# -- the table of routes ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    url: str
+    data: dict | None = None
+    foreign: bool = False  # the URL names one of Fairweather's ids: 404 expected
+    upload: bytes | None = None  # sent as the form's ``file``
+    shows: str | None = None  # text jones's answer must hold (his own data, so the page is not empty)
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.url}" + (f" {self.data}" if self.data else "")
+
+
+def foreign(method: str, url: str, data: dict | None = None) -> Call:
+    return Call(method, url, data, foreign=True)
+
+
+def own(method: str, url: str, data: dict | None = None, *, shows: str | None = None,
+        upload: bytes | None = None) -> Call:
+    return Call(method, url, data, shows=shows, upload=upload)
+
+
+def each_game(w: World, *methods: str, path: str = "", data=None) -> list[Call]:
+    """``methods`` on ``/games/<id><path>`` for each of Fairweather's games."""
+    return [foreign(m, f"/games/{g}{path}", data(w, g) if data else None) for g in w.our_game_ids for m in methods]
+
+
+def each_round(w: World, *methods: str, action: str, data) -> list[Call]:
+    """``methods`` on ``/games/<id>/rounds/<number>/<action>`` for two rounds of each of Fairweather's games."""
+    return [
+        foreign(m, f"/games/{g}/rounds/{n}/{action}", data(w, g, n))
+        for g in w.our_game_ids for n in w.numbers(g) for m in methods
+    ]
+
+
+def tap(action: str, **fields: str) -> Callable[[World], list[Call]]:
+    """Buy / take back / laid down: on Fairweather's rounds for a player seated there, and on
+    jones's own hand for Fairweather's Zebediah."""
+    def calls(w: World) -> list[Call]:
+        def tap_data(w: World, game_id: int, number: int) -> dict:
+            first_seat = next(iter(player_ids(w.app, game_id).values()))
+            return {"player": str(first_seat), **fields}
+
+        return each_round(w, "POST", action=action, data=tap_data) + [
+            own("POST", f"/games/{w.jones_game}/rounds/{w.numbers(w.jones_game)[-1]}/{action}",
+                {"player": str(w.players["Zebediah"]), **fields}, shows="Jasper"),
+        ]
+    return calls
+
+
+def signup_data(family_name: str, username: str) -> dict[str, str]:
+    return {"family_name": family_name, "username": username, "password": TEST_PASSWORD, "confirm": TEST_PASSWORD}
+
+
+@dataclass(frozen=True)
+class Route:
+    rule: str
+    methods: frozenset[str]  # besides HEAD and OPTIONS, which Flask adds
+    calls: Callable[[World], list[Call]]
+
+
+def route(rule: str, methods: str, calls: Callable[[World], list[Call]]) -> Route:
+    return Route(rule, frozenset(methods.split()), calls)
+
+
+ROUTES: dict[str, Route] = {
+    # -- public pages (no sign-in needed) --
+    "static": route("/static/<path:filename>", "GET", lambda w: [
+        own("GET", f"/static/{name}") for name in ("app.css", "app.js", "favicon.svg")]),
+    "main.healthz": route("/healthz", "GET", lambda w: [own("GET", "/healthz")]),
+    "auth.welcome": route("/welcome", "GET POST", lambda w: [
+        own("GET", "/welcome"), own("POST", "/welcome", signup_data("Welcomers", "welcomer"))]),
+    "auth.signup": route("/signup", "GET POST", lambda w: [
+        # A third family signs up from jones's phone and lands on its own, empty home page.
+        own("GET", "/signup"), own("POST", "/signup", signup_data("The Smiths", "smith"), shows="The Smiths")]),
+    "auth.login": route("/login", "GET POST", lambda w: [
+        own("GET", "/login"), own("POST", "/login", {"username": JONES, "password": TEST_PASSWORD}, shows="Jasper")]),
+    # Fairweather's invite opened by a signed-in jones: "you are signed in", the invite not spent.
+    "auth.join": route("/join/<token>", "GET POST", lambda w: [
+        own("GET", f"/join/{w.invite_token}", shows="You are signed in"),
+        own("POST", f"/join/{w.invite_token}", signup_data("", "intruder"), shows="You are signed in")]),
+    # -- signing out and the family page --
+    "auth.logout": route("/logout", "POST", lambda w: [own("POST", "/logout", shows="Signed out")]),
+    "auth.logout_everywhere": route("/logout/everywhere", "POST", lambda w: [
+        own("POST", "/logout/everywhere", shows="Signed out")]),
+    "auth.family": route("/family", "GET POST", lambda w: [
+        own("GET", "/family", shows=JONESES), own("POST", "/family", {"family-name": JONESES}, shows=JONESES)]),
+    "auth.invite": route("/family/invites", "POST", lambda w: [own("POST", "/family/invites", shows=JONESES)]),
+    "auth.cancel_invite": route("/family/invites/<int:invite_id>/cancel", "POST", lambda w: [
+        foreign("POST", f"/family/invites/{w.invite_id}/cancel")]),
+    # -- home and new games --
+    "main.home": route("/", "GET", lambda w: [own("GET", "/", shows="Jasper")]),
+    "games.new": route("/games/new", "GET POST", lambda w: [
+        own("GET", "/games/new", shows="Jasper"),
+        own("POST", "/games/new", {"variant": "family-7", "player": [str(i) for i in w.players.values()],
+                                   "new_players": "Jasper, Jemima, Jolyon"}, shows="Jasper")]),
+    "games.seating": route("/games/new/seating", "POST", lambda w: [
+        own("POST", "/games/new/seating", {"variant": "family-7", "first_dealer": "random",
+                                           "seat": [f"p:{i}" for i in w.players.values()]}),
+        own("POST", "/games/new/seating", {"variant": "family-7", "first_dealer": "random",
+                                           "seat": [f"p:{w.jones_players['Jasper']}", f"p:{w.players['Zebediah']}",
+                                                    "n:Jolyon"]}),
+        own("POST", "/games/new/seating", {"variant": "family-7", "first_dealer": "random",
+                                           "seat": [f"p:{i}" for i in w.jones_players.values()]}, shows="Jasper")]),
+    # -- a game --
+    "games.play": route("/games/<int:game_id>", "GET", lambda w: each_game(w, "GET") + [
+        own("GET", f"/games/{w.jones_game}", shows="Jasper")]),
+    "games.buy": route("/games/<int:game_id>/rounds/<int:number>/buy", "POST", tap("buy")),
+    "games.unbuy": route("/games/<int:game_id>/rounds/<int:number>/unbuy", "POST", tap("unbuy")),
+    "games.down": route("/games/<int:game_id>/rounds/<int:number>/down", "POST", tap("down", laid_down="1")),
+    "rounds.score": route("/games/<int:game_id>/rounds/<int:number>/score", "GET POST", lambda w: each_round(
+        w, "GET", "POST", action="score", data=lambda w, g, n: w.round_form(g, n)) + [
+        own("GET", f"/games/{w.jones_game}/rounds/1/score", shows="Jasper"),
+        # jones's own hand, saying Fairweather's Zebediah went out: refused, nothing stored.
+        own("POST", f"/games/{w.jones_game}/rounds/2/score",
+            {**w.round_form(w.jones_game, 2), "went_out": str(w.players["Zebediah"])}, shows="Jasper")]),
+    "rounds.standings": route("/games/<int:game_id>/standings", "GET", lambda w: each_game(
+        w, "GET", path="/standings") + [own("GET", f"/games/{w.jones_game}/standings", shows="Jasper")]),
+    "rounds.undo": route("/games/<int:game_id>/undo", "POST", lambda w: each_game(
+        w, "POST", path="/undo", data=lambda w, g: {"number": str(w.last_scored(g))})),
+    "history.abandon": route("/games/<int:game_id>/abandon", "GET POST", lambda w: each_game(
+        w, "GET", "POST", path="/abandon") + [own("GET", f"/games/{w.jones_game}/abandon")]),
+    "history.delete": route("/games/<int:game_id>/delete", "GET POST", lambda w: each_game(
+        w, "GET", "POST", path="/delete") + [own("GET", f"/games/{w.jones_game}/delete")]),
+    # -- printing --
+    "prints.blank_form": route("/print", "GET", lambda w: [own("GET", "/print")]),
+    "prints.blank_sheet": route("/print/sheet.pdf", "GET", lambda w: [
+        own("GET", "/print/sheet.pdf?variant=family-7&players=Jasper,Jemima,Jolyon", shows="Jasper")]),
+    "prints.game_sheet": route("/games/<int:game_id>/sheet.pdf", "GET", lambda w: each_game(
+        w, "GET", path="/sheet.pdf") + [own("GET", f"/games/{w.jones_game}/sheet.pdf", shows="Jasper")]),
+    "prints.rule_card": route("/print/rules/<key>.pdf", "GET", lambda w: [
+        own("GET", f"/print/rules/{key}.pdf") for key in rules.VARIANTS]),
+    # -- history --
+    "history.index": route("/history", "GET", lambda w: [
+        own("GET", "/history", shows="Jasper"),
+        own("GET", f"/history?player={w.players['Zebediah']}"),
+        own("GET", f"/history?player={w.players['Peregrine']}&status=abandoned")]),
+    "history.players": route("/players", "GET", lambda w: [own("GET", "/players", shows="Jasper")]),
+    "history.player": route("/players/<int:player_id>", "GET", lambda w: [
+        foreign("GET", f"/players/{i}") for i in w.players.values()] + [
+        own("GET", f"/players/{w.jones_players['Jasper']}", shows="Jasper")]),
+    "history.records": route("/records", "GET", lambda w: [
+        own("GET", "/records", shows="Jasper"),
+        own("GET", f"/records?a={w.players['Zebediah']}&b={w.players['Ottoline']}"),
+        own("GET", f"/records?a={w.jones_players['Jasper']}&b={w.players['Ottoline']}", shows="Jasper")]),
+    "history.export": route("/export.<any(json, csv):kind>", "GET", lambda w: [
+        own("GET", "/export.json", shows="Jasper"), own("GET", "/export.csv", shows="Jasper")]),
+    "history.import_view": route("/import", "GET POST", lambda w: [
+        # jones's own export sent back: every game is already there. (Fairweather's export is
+        # tried in test_importing_another_familys_export_leaves_that_family_alone.)
+        own("GET", "/import"), own("POST", "/import", upload=w.jones_export, shows="already here")]),
+}
+
+AUTOMATIC = {"HEAD", "OPTIONS"}  # Flask answers these for every GET rule / every rule
+
+
+# -- sending and reading ---------------------------------------------------------------------
+
+
+def send(app, username: str, call: Call, *, follow: bool = False):
+    """The request from a fresh client signed in as ``username`` (any 500 fails at once)."""
+    client = strict_client(app, username)
+    data = dict(call.data or {})
+    if call.upload is not None:
+        data["file"] = (io.BytesIO(call.upload), "export.json")
+    return client.open(call.url, method=call.method, data=data or None, follow_redirects=follow)
+
+
+def readable(response) -> str:
+    """Everything the answer says: headers, and the body as text (a PDF's text and metadata)."""
+    body = response.get_data()
+    if response.headers.get("Content-Encoding") == "gzip":
+        body = gzip.decompress(body)
+    if response.mimetype == "application/pdf" and body:
+        reader = PdfReader(io.BytesIO(body))
+        text = " ".join(page.extract_text() for page in reader.pages)
+        text += " " + " ".join(str(v) for v in (reader.metadata or {}).values())
+    else:
+        text = body.decode("utf-8", "replace")
+    return f"{response.headers}\n{text}"
+
+
+def assert_no_leak(world: World, response, where: str) -> str:
+    text = readable(response)
+    leaked = [s for s in world.forbidden if s.casefold() in text.casefold()]
+    assert not leaked, f"{where}: jones's answer ({response.status_code}) shows Fairweather's {leaked}"
+    return text
+
+
+def expanded(calls: list[Call]) -> list[Call]:
+    """OPTIONS once per URL, and each GET followed by the same HEAD."""
+    out, seen = [], set()
+    for call in calls:
+        if call.url not in seen:
+            seen.add(call.url)
+            out.append(Call("OPTIONS", call.url, foreign=call.foreign))
+        out.append(call)
+        if call.method == "GET":
+            out.append(Call("HEAD", call.url, foreign=call.foreign, shows=None))
+    return out
+
+
+def check_foreign(world: World, where: str, call: Call) -> None:
+    app = world.app
+    before = db_snapshot(app)
+    response = send(app, JONES, call)
+    assert_no_leak(world, response, where)
+    if call.method == "OPTIONS":
+        # Flask's own answer, the same for any id: the methods allowed, nothing else.
+        assert response.status_code == 200 and response.get_data() == b"", f"{where}: {response.status_code}"
+    else:
+        assert response.status_code == 404, (
+            f"{where}: jones got {response.status_code} for Fairweather's id, not 404: {text_of(response)[:300]}")
+    assert db_snapshot(app) == before, f"{where}: jones's request changed the database"
+    if call.method != "OPTIONS":
+        mine = send(app, TEST_USERNAME, call)
+        assert mine.status_code < 400, (
+            f"{where}: tester, whose id it is, got {mine.status_code}, so jones's 404 proves nothing: "
+            f"{text_of(mine)[:300]}")
+
+
+def check_own(world: World, where: str, call: Call) -> None:
+    app = world.app
+    before = family_rows(app, world.ours)
+    response = send(app, JONES, call, follow=True)
+    assert response.status_code < 400, f"{where}: jones got {response.status_code}: {text_of(response)[:300]}"
+    text = assert_no_leak(world, response, where)
+    if call.shows:
+        assert call.shows in text, f"{where}: jones's answer lacks {call.shows!r}: {text_of(text)[:300]}"
+    assert family_rows(app, world.ours) == before, f"{where}: jones's request changed Fairweather's rows"
+
+
+# -- the tests -------------------------------------------------------------------------------
+
+
+def test_every_rule_of_the_url_map_has_a_line_in_the_table(app):
+    in_map = {(r.endpoint, r.rule, frozenset(r.methods - AUTOMATIC)) for r in app.url_map.iter_rules()}
+    in_table = {(endpoint, r.rule, r.methods) for endpoint, r in ROUTES.items()}
+    assert in_map - in_table == set(), "rules (or methods) without a line in ROUTES: say how to call them"
+    assert in_table - in_map == set(), "lines in ROUTES for rules the app no longer has"
+
+
+@pytest.mark.parametrize("endpoint", sorted(ROUTES))
+def test_another_familys_ids_get_404_and_no_page_shows_its_data(app, endpoint):
+    world = build_world(app)
+    spec = ROUTES[endpoint]
+    calls = spec.calls(world)
+    assert {c.method for c in calls} == spec.methods, f"{endpoint}: every method of the rule is called"
+    adapter = app.url_map.bind("localhost")
+    ours = {"game_id": set(world.our_game_ids), "player_id": set(world.players.values()),
+            "invite_id": {world.invite_id}}
+    for call in expanded(calls):
+        where = f"{endpoint} [{spec.rule}] {call}"
+        matched, args = adapter.match(call.url.partition("?")[0], method=call.method)
+        assert matched == endpoint, f"{where}: the URL goes to {matched}"
+        named = [name for name, value in args.items() if value in ours.get(name, ())]
+        assert bool(named) == call.foreign, f"{where}: foreign calls, and only they, name Fairweather's ids"
+        (check_foreign if call.foreign else check_own)(world, where, call)
+
+
+def test_an_invite_link_shows_a_stranger_the_family_name_and_nothing_else(app):
+    world = build_world(app)
+    page = strict_client(app, None).get(f"/join/{world.invite_token}")
+    assert page.status_code == 200
+    assert f"Join {OUR_FAMILY}" in text_of(page)  # intended: whoever has the link sees whom they join
+    world.forbidden.remove(OUR_FAMILY)
+    assert_no_leak(world, page, "GET /join/<Fairweather's token> signed out")
+
+
+@pytest.mark.parametrize("as_csv", [False, True], ids=["json", "csv"])
+def test_cli_export_of_one_family_holds_nothing_of_the_other(app, tmp_path, as_csv):
+    world = build_world(app)
+    runner = app.test_cli_runner()
+    with app.app_context():
+        jones_uid = db.session.execute(select(Game.uid).where(Game.id == world.jones_game)).scalar_one()
+    exports = {}
+    for chosen in (JONESES, str(world.joneses), OUR_FAMILY, str(world.ours)):
+        out = tmp_path / f"export-{chosen}"
+        result = runner.invoke(args=["export", "--family", chosen, "-o", str(out), *(["--csv"] if as_csv else [])])
+        assert result.exit_code == 0, result.output
+        exports[chosen] = out.read_text()
+    for chosen in (JONESES, str(world.joneses)):
+        text = exports[chosen]
+        assert "Jasper" in text and jones_uid in text, f"--family {chosen}: {text[:300]}"
+        leaked = [s for s in world.forbidden if s in text]
+        assert not leaked, f"export --family {chosen} holds Fairweather's {leaked}"
+    for chosen in (OUR_FAMILY, str(world.ours)):
+        text = exports[chosen]
+        assert "Zebediah" in text and all(uid in text for uid in world.uids), f"--family {chosen}: {text[:300]}"
+        leaked = [s for s in [JONESES, *JONES_PLAYERS, jones_uid] if s in text]
+        assert not leaked, f"export --family {chosen} holds the Joneses' {leaked}"
+
+
+def import_fairweathers_export_as_jones(app):
+    world = build_world(app)
+    export = strict_client(app).get("/export.json").get_data()
+    before = family_rows(app, world.ours)
+    answer = send(app, JONES, own("POST", "/import", upload=export), follow=True)
+    assert answer.status_code < 400, text_of(answer)[:300]
+    assert family_rows(app, world.ours) == before, "importing into the Joneses changed Fairweather's rows"
+    return answer
+
+
+def test_importing_another_familys_export_leaves_that_family_alone(app):
+    import_fairweathers_export_as_jones(app)
+
+
+def test_importing_another_familys_export_counts_only_the_importing_familys_games(app):
+    """Copies for the Joneses; the message says nothing about who else holds those games."""
+    answer = import_fairweathers_export_as_jones(app)
+    assert "Imported 3 games; 0 were already here." in text_of(answer)
