@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from flask import (
     Blueprint,
     abort,
@@ -38,8 +40,19 @@ def _load(session_id: str):
 
 
 def _safe_next(target: str | None) -> str:
-    """Only a path on this site, so a crafted link cannot send a fresh sign-in elsewhere."""
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+    """Only a path on this site, so a crafted link cannot send a fresh sign-in elsewhere.
+
+    Browsers drop tabs and line breaks from a URL (``/\t/evil`` becomes ``//evil``), and a
+    backslash counts as a slash: any of them, or a host, and the sign-in goes home instead.
+    """
+    if (
+        target
+        and target.startswith("/")
+        and not target.startswith("//")
+        and "\\" not in target
+        and target.isprintable()
+        and not urlsplit(target).netloc
+    ):
         return target
     return url_for("main.home")
 
@@ -111,10 +124,14 @@ def login():
     ), (429 if error == accounts.TOO_MANY else 200)
 
 
+def _sign_out() -> None:
+    session.clear()
+    logout_user()  # after the clear: it leaves the note that deletes the remember-me cookie
+
+
 @bp.post("/logout")
 def logout():
-    logout_user()
-    session.clear()
+    _sign_out()
     flash("Signed out.", "success")
     return redirect(url_for("auth.login"))
 
@@ -122,8 +139,7 @@ def logout():
 @bp.post("/logout/everywhere")
 def logout_everywhere():
     accounts.sign_out_everywhere(current_user)
-    logout_user()
-    session.clear()
+    _sign_out()
     flash("Signed out on every phone and computer. Sign in again here.", "success")
     return redirect(url_for("auth.login"))
 

@@ -10,8 +10,8 @@ MESSAGES = {
     400: "That request could not be understood.",
     404: "There is nothing here. The game may have been deleted, or the link is mistyped.",
     405: "That page cannot be used that way.",
-    413: "That file is too large to send here (32 MB at most). Import it with "
-    "flask --app scorekeeper import FILE instead.",
+    413: "That is too large to send here: a file may be up to 32 MB (import bigger ones with "
+    "flask --app scorekeeper import FILE), and a form's fields 1 MB together.",
 }
 
 

@@ -19,6 +19,7 @@ from wtforms import (
 from wtforms import IntegerField as _IntegerField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import (
+    DataRequired,
     EqualTo,
     InputRequired,
     Length,
@@ -287,7 +288,7 @@ class NewMemberForm(FlaskForm):
 
 class NewFamilyForm(NewMemberForm):
     family_name = StringField(
-        "Family name", [InputRequired("Give the family a name."), Length(max=60, message="Use at most 60 characters.")],
+        "Family name", [DataRequired("Give the family a name."), Length(max=60, message="Use at most 60 characters.")],
         filters=[lambda s: " ".join(s.split()) if s else s], description="Shown on score sheets, e.g. The Parkers.",
     )
 
@@ -304,6 +305,6 @@ class SignInForm(FlaskForm):
 
 class FamilyNameForm(FlaskForm):
     name = StringField(
-        "Family name", [InputRequired("Give the family a name."), Length(max=60, message="Use at most 60 characters.")],
+        "Family name", [DataRequired("Give the family a name."), Length(max=60, message="Use at most 60 characters.")],
         filters=[lambda s: " ".join(s.split()) if s else s],
     )

@@ -39,9 +39,10 @@ def check_secret(app) -> None:
 
 def init_app(app) -> None:
     https = bool(app.config.get("HTTPS"))
-    app.config.setdefault("SESSION_COOKIE_HTTPONLY", True)
-    app.config.setdefault("SESSION_COOKIE_SAMESITE", "Lax")
-    app.config.setdefault("SESSION_COOKIE_SECURE", https)
+    # Flask predefines the session cookie settings (SameSite None, not Secure): set them outright.
+    app.config["SESSION_COOKIE_HTTPONLY"] = True
+    app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
+    app.config["SESSION_COOKIE_SECURE"] = https
     app.config.setdefault("REMEMBER_COOKIE_HTTPONLY", True)
     app.config.setdefault("REMEMBER_COOKIE_SAMESITE", "Lax")
     app.config.setdefault("REMEMBER_COOKIE_SECURE", https)
