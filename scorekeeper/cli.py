@@ -1,10 +1,12 @@
-"""Command line: score sheets, rule cards, export and import, demo games."""
+"""Command line: score sheets, rule cards, export and import, demo games, backups."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -28,21 +30,28 @@ def _family(name: str | None) -> Family:
         raise click.ClickException(str(error)) from None
 
 
-def _write_atomically(chunks, output: Path) -> None:
-    """Write ``chunks`` (bytes or text) beside ``output``, then move the file into place, so a
+@contextmanager
+def _atomic_file(output: Path) -> Iterator[str]:
+    """A temporary file beside ``output`` that replaces it when the block ends well, so a
     failure part way never leaves a partial file."""
     folder = output.parent if str(output.parent) else Path(".")
     if not folder.is_dir():
         raise click.ClickException(f"The folder {folder} does not exist.")
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk.encode() if isinstance(chunk, str) else chunk)
+        yield tmp
         os.replace(tmp, output)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _write_atomically(chunks, output: Path) -> None:
+    """Write ``chunks`` (bytes or text) to ``output`` in one piece."""
+    with _atomic_file(output) as tmp, open(tmp, "wb") as handle:
+        for chunk in chunks:
+            handle.write(chunk.encode() if isinstance(chunk, str) else chunk)
 
 
 def _write(document: printing.Document, output: Path) -> None:
@@ -152,12 +161,9 @@ def backup_command(output):
             "This database is not SQLite: back it up with pg_dump, e.g. "
             "pg_dump --format=custom --file=scorekeeper.dump DATABASE_URL (see README)."
         )
-    folder = output.parent if str(output.parent) else Path(".")
-    if not folder.is_dir():
-        raise click.ClickException(f"The folder {folder} does not exist.")
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
-    os.close(fd)
-    try:
+    if output.exists() and os.path.samefile(output, engine.url.database):
+        raise click.ClickException(f"{output} is the database itself; write the backup to another file.")
+    with _atomic_file(output) as tmp:
         # SQLite's online backup copies a consistent snapshot page by page; writers carry on.
         target = sqlite3.connect(tmp)
         raw = engine.raw_connection()
@@ -166,10 +172,6 @@ def backup_command(output):
         finally:
             raw.close()
             target.close()
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     click.echo(f"Wrote {output} ({output.stat().st_size:,} bytes).")
 
 

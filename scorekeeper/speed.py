@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import secrets
 import threading
 from collections import OrderedDict
 from functools import wraps
@@ -55,6 +56,9 @@ class LRU:
 
 
 pages = LRU(256)  # key -> (body, gzipped body, mimetype)
+# A restored backup takes family versions back to numbers phones have already seen; the restart
+# it needs changes this, so their old ETags no longer match.
+STARTED = secrets.token_hex(8)
 
 
 def cached_page(view):
@@ -69,7 +73,7 @@ def cached_page(view):
         family = services.current_family()
         generate_csrf()  # make sure the session's token exists before it joins the key
         member = current_user.get_id()
-        raw = f"{family.id}|{family.version}|{member}|{request.full_path}|{session.get('csrf_token')}"
+        raw = f"{STARTED}|{family.id}|{family.version}|{member}|{request.full_path}|{session.get('csrf_token')}"
         key = hashlib.sha256(raw.encode()).hexdigest()[:32]
         packed_wanted = accepts_gzip()
         etag = f"{key}-gz" if packed_wanted else key

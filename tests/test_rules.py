@@ -596,6 +596,20 @@ def test_to_dict_from_dict_round_trip(key):
     assert score_hand(copy, "9H 10C AD JK 2C") == score_hand(variant, "9H 10C AD JK 2C")
 
 
+@pytest.mark.parametrize("key", PRESETS)
+def test_a_changed_snapshot_leaves_the_preset_alone(key):
+    """A game's snapshot is its own copy: changing every part of it changes no preset."""
+    before = get_variant(key).to_dict()
+    data = get_variant(key).to_dict()
+    for round_ in data["rounds"]:
+        for meld in round_["melds"]:
+            meld.clear()
+    for part in ("deck_rules", "rounds", "suit_cards", "bonuses"):
+        for item in data[part]:
+            item.clear()
+    assert get_variant(key).to_dict() == before
+
+
 def test_from_dict_sees_changed_numbers():
     """A snapshot with a changed number is a different variant (equality is not vacuous)."""
     variant = get_variant("online-11")

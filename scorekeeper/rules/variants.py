@@ -208,12 +208,12 @@ class Variant:
             "source": self.source,
             "min_players": self.min_players,
             "max_players": self.max_players,
-            "deck_rules": [vars(d) for d in self.deck_rules],
+            "deck_rules": [dict(vars(d)) for d in self.deck_rules],
             "rounds": [
                 {
                     "number": r.number,
                     "contract": r.contract,
-                    "melds": [vars(m) for m in r.melds],
+                    "melds": [dict(vars(m)) for m in r.melds],
                     "cards_dealt": r.cards_dealt,
                     "buy_limit": r.buy_limit,
                 }
@@ -230,7 +230,7 @@ class Variant:
             "buying": self.buying,
             "down_may_buy": self.down_may_buy,
             "going_out": self.going_out,
-            "bonuses": [vars(b) for b in self.bonuses],
+            "bonuses": [dict(vars(b)) for b in self.bonuses],
             "can_skip_first_hand": self.can_skip_first_hand,
             "notes": list(self.notes),
         }
