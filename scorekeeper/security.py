@@ -1,7 +1,8 @@
-"""Cookies, response headers and the secret key, set up for a server on the internet."""
+"""Cookies, response headers, request size and the secret key, set up for a server on the internet."""
 
 from __future__ import annotations
 
+from flask import request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 # No inline script or style anywhere, so the policy can forbid both.
@@ -50,6 +51,13 @@ def init_app(app) -> None:
     proxies = int(app.config.get("PROXIES", 0) or 0)
     if proxies:  # behind a reverse proxy: trust its X-Forwarded-For / -Proto for this many hops
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)
+
+    @app.before_request
+    def limit_plain_forms():
+        """Werkzeug applies MAX_FORM_MEMORY_SIZE to multipart forms only; a plain form is read
+        whole into memory, so its body as a whole gets that limit (files keep the larger one)."""
+        if request.mimetype != "multipart/form-data":
+            request.max_content_length = min(app.config["MAX_CONTENT_LENGTH"], app.config["MAX_FORM_MEMORY_SIZE"])
 
     @app.after_request
     def security_headers(response):
