@@ -247,6 +247,13 @@ def set_laid_down(game: Game, number: int, player_id: int, laid_down: bool) -> N
     commit_for(game.family_id)
 
 
+def _now_stored(round_: GameRound, **values) -> None:
+    """Keep the object in step with a row just changed by a conditional UPDATE, without
+    writing it again."""
+    for name, value in values.items():
+        attributes.set_committed_value(round_, name, value)
+
+
 def _claim_open_round(round_: GameRound) -> None:
     """Move the hand's version on, so a card-entry form opened before this buy or mark cannot
     overwrite it; refused if the hand was scored meanwhile (the row lock orders the two)."""
@@ -254,10 +261,12 @@ def _claim_open_round(round_: GameRound) -> None:
         update(GameRound)
         .where(GameRound.id == round_.id, GameRound.recorded_at.is_(None))
         .values(version=GameRound.version + 1)
+        .execution_options(synchronize_session=False)
     ).rowcount
     if not changed:
         db.session.rollback()
         raise RuleError(f"Round {round_.number} was scored meanwhile; buys can be changed by editing it.")
+    _now_stored(round_, version=round_.version + 1)
 
 
 # -- recording a hand ---------------------------------------------------------------------
@@ -315,13 +324,13 @@ def record_round(
     current = game.current_round
     if round_.recorded_at is None and round_ is not current:
         raise RuleError(f"Round {current.number} comes first.")
-    # Read before the UPDATE, which also brings ``round_`` up to date in this session.
     before = [r.points for r in round_.results] if round_.recorded_at else None
     stamp = round_.recorded_at or utcnow()
     changed = db.session.execute(
         update(GameRound)
         .where(GameRound.id == round_.id, GameRound.version == version)
         .values(version=GameRound.version + 1, recorded_at=stamp)
+        .execution_options(synchronize_session=False)
     ).rowcount
     if not changed:
         db.session.rollback()
@@ -334,6 +343,7 @@ def record_round(
             f"Round {number} was saved from another tap or phone in the meantime; "
             "this is the result that is stored."
         )
+    _now_stored(round_, version=version + 1, recorded_at=stamp)
     variant = game.variant
     by_player = {e.player_id: e for e in entries}
     for result in round_.results:
@@ -374,10 +384,12 @@ def undo_last_round(game: Game, number: int | None = None, by: Member | None = N
         update(GameRound)
         .where(GameRound.id == round_.id, GameRound.version == round_.version)
         .values(version=GameRound.version + 1, recorded_at=None)
+        .execution_options(synchronize_session=False)
     ).rowcount
     if not changed:
         db.session.rollback()
         raise RuleError(f"Round {round_.number} was changed on another phone; look again before taking it back.")
+    _now_stored(round_, version=round_.version + 1, recorded_at=None)
     _log_change(game, round_, "undone", [r.points for r in round_.results], by)
     for result in round_.results:
         result.went_out = False
