@@ -12,8 +12,11 @@ import re
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from html.parser import HTMLParser
+from http.cookies import SimpleCookie
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -78,6 +81,18 @@ def _admin(statement: str) -> None:
     with engine.connect() as connection:
         connection.execute(sa.text(statement))
     engine.dispose()
+
+
+@contextmanager
+def empty_postgres_database(prefix: str) -> Iterator[str]:
+    """The URL of a new PostgreSQL database with no tables at all, dropped afterwards."""
+    name = f"{prefix}{os.getpid()}_{next(_numbers)}"
+    _admin(f'CREATE DATABASE "{name}"')
+    try:
+        yield sa.make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        drop_made_apps()
+        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def fresh_database(folder: Path) -> str:
@@ -159,6 +174,16 @@ def strict_client(app, username: str | None = TEST_USERNAME) -> FlaskClient:
     if username:
         sign_in_session(app, client, username)
     return client
+
+
+def set_cookie(response, name: str):
+    """The cookie ``name`` as the response sets it (a ``Morsel``), or ``None``."""
+    for header in response.headers.getlist("Set-Cookie"):
+        jar = SimpleCookie()
+        jar.load(header)
+        if name in jar:
+            return jar[name]
+    return None
 
 
 def sign_in_session(app, client, username: str) -> bool:

@@ -10,7 +10,6 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from http.cookies import SimpleCookie
 from urllib.parse import urlsplit
 
 import pytest
@@ -30,6 +29,7 @@ from tests.helpers import (
     inputs,
     make_app,
     new_game,
+    set_cookie,
     strict_client,
     text_of,
 )
@@ -47,16 +47,6 @@ def sign_in(client, username=TEST_USERNAME, password=TEST_PASSWORD, *, remember=
         data["remember"] = "y"
     return client.post("/login", data=data, query_string={"next": next} if next else None,
                        environ_base={"REMOTE_ADDR": address})
-
-
-def cookie_set(response, name: str):
-    """The cookie ``name`` as the response sets it (a ``Morsel``), or ``None``."""
-    for header in response.headers.getlist("Set-Cookie"):
-        jar = SimpleCookie()
-        jar.load(header)
-        if name in jar:
-            return jar[name]
-    return None
 
 
 def signed_out(client) -> bool:
@@ -266,7 +256,7 @@ def test_keep_me_signed_in_sets_a_long_lived_http_only_remember_cookie(app):
     client = strict_client(app, None)
     response = sign_in(client, remember=True)
     assert response.status_code == 302
-    cookie = cookie_set(response, "remember_token")
+    cookie = set_cookie(response, "remember_token")
     assert cookie is not None
     assert cookie["httponly"]
     assert cookie["samesite"].lower() == "lax"
@@ -283,7 +273,7 @@ def test_without_keep_me_signed_in_there_is_no_remember_cookie(app):
     client = strict_client(app, None)
     response = sign_in(client, remember=False)
     assert response.status_code == 302
-    assert cookie_set(response, "remember_token") is None
+    assert set_cookie(response, "remember_token") is None
     assert client.get("/history").status_code == 200
 
 
@@ -317,7 +307,7 @@ def test_sign_out_needs_a_post(client):
 def test_sign_out_everywhere_ends_other_sessions_and_remember_cookies(app):
     laptop, phone = strict_client(app, None), strict_client(app, None)
     sign_in(laptop)
-    remembered = cookie_set(sign_in(phone, remember=True), "remember_token")
+    remembered = set_cookie(sign_in(phone, remember=True), "remember_token")
     tablet = strict_client(app, None)  # only the phone's remember cookie, no session
     tablet.set_cookie("remember_token", remembered.value)
     assert laptop.get("/history").status_code == 200

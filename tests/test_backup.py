@@ -42,7 +42,6 @@ from tests.helpers import (
 ROOT = Path(__file__).resolve().parents[1]
 sqlite_only = pytest.mark.skipif(bool(POSTGRES_URL), reason="SQLite backups: this run is on PostgreSQL")
 postgres_only = pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL: set SCOREKEEPER_TEST_DATABASE_URL")
-_names = itertools.count()
 
 # family-7 without hand 1 (rounds 2-7), Bob deals first; 2-9 = 5, 10-K = 10, A = 15, joker = 20.
 HANDS = {
@@ -426,14 +425,8 @@ def libpq_url(url: str) -> str:
 @pytest.fixture
 def new_database():
     """The URL of a new, empty PostgreSQL database, dropped after the test."""
-    name = f"scorekeeper_restore{os.getpid()}_{next(_names)}"
-    helpers._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    helpers._admin(f'CREATE DATABASE "{name}"')
-    try:
-        yield sa.make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        helpers.drop_made_apps()
-        helpers._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with helpers.empty_postgres_database("scorekeeper_restore") as url:
+        yield url
 
 
 def run_tool(*args) -> None:

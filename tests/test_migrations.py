@@ -10,7 +10,6 @@ never through the models, so they stay what an old database holds whatever the m
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 import subprocess
@@ -49,7 +48,6 @@ from tests.helpers import (
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST = "0001"  # revision id in scorekeeper/migrations/versions/0001_*.py
-_names = itertools.count()
 
 
 def head() -> str:
@@ -71,14 +69,8 @@ def empty_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'empty.sqlite'}"
         return
-    name = f"scorekeeper_m{os.getpid()}_{next(_names)}"
-    helpers._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    helpers._admin(f'CREATE DATABASE "{name}"')
-    try:
-        yield sa.make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        helpers.drop_made_apps()
-        helpers._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with helpers.empty_postgres_database("scorekeeper_m") as url:
+        yield url
 
 
 def unmigrated_app(url: str):

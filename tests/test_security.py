@@ -11,7 +11,6 @@ import secrets
 import subprocess
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -35,6 +34,7 @@ from tests.helpers import (
     record,
     round_data,
     score_url,
+    set_cookie,
     strict_client,
     text_of,
 )
@@ -49,16 +49,6 @@ NEW_PASSWORD = "correct horse battery"
 
 def signed_in(client) -> bool:
     return client.get("/history").status_code == 200
-
-
-def set_cookie(response, name: str):
-    """The cookie ``name`` as the response sets it (a ``Morsel``), or ``None``."""
-    for header in response.headers.getlist("Set-Cookie"):
-        jar = SimpleCookie()
-        jar.load(header)
-        if name in jar:
-            return jar[name]
-    return None
 
 
 def invite_path(client) -> str:
