@@ -23,7 +23,9 @@ def init_app(app):
 
     @app.errorhandler(HTTPException)
     def http_error(error):
-        message = MESSAGES.get(error.code, error.description)
+        # A message given where the error was raised says more than the general one.
+        specific = error.description != type(error).description
+        message = error.description if specific else MESSAGES.get(error.code, error.description)
         return render_template("errors/error.html", code=error.code, message=message), error.code
 
     @app.errorhandler(InternalServerError)

@@ -286,11 +286,20 @@ class NewMemberForm(FlaskForm):
     )
 
 
-class NewFamilyForm(NewMemberForm):
-    family_name = StringField(
-        "Family name", [DataRequired("Give the family a name."), Length(max=60, message="Use at most 60 characters.")],
-        filters=[lambda s: " ".join(s.split()) if s else s], description="Shown on score sheets, e.g. The Parkers.",
+def _family_name_field(**kwargs) -> StringField:
+    # InputRequired refuses a missing field (which would keep the old name), DataRequired one
+    # that the filter left empty (only spaces).
+    return StringField(
+        "Family name",
+        [InputRequired("Give the family a name."), DataRequired("Give the family a name."),
+         Length(max=60, message="Use at most 60 characters.")],
+        filters=[lambda s: " ".join(s.split()) if s else s],
+        **kwargs,
     )
+
+
+class NewFamilyForm(NewMemberForm):
+    family_name = _family_name_field(description="Shown on score sheets, e.g. The Parkers.")
 
 
 class SignInForm(FlaskForm):
@@ -304,7 +313,4 @@ class SignInForm(FlaskForm):
 
 
 class FamilyNameForm(FlaskForm):
-    name = StringField(
-        "Family name", [DataRequired("Give the family a name."), Length(max=60, message="Use at most 60 characters.")],
-        filters=[lambda s: " ".join(s.split()) if s else s],
-    )
+    name = _family_name_field()

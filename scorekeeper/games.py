@@ -76,6 +76,9 @@ def seating():
     if variant is None or not seats:
         flash("The new game form was incomplete; please start again.", "error")
         return redirect(url_for("games.new"))
+    if not variant.min_players <= len(seats) <= variant.max_players:
+        flash(f"{variant.name} is for {variant.min_players}–{variant.max_players} players.", "error")
+        return redirect(url_for("games.new"))
 
     move = request.form.get("move", "")
     if move:
@@ -90,9 +93,6 @@ def seating():
         tokens = [t for t, _ in seats]
         if form.first_dealer.data != "random" and form.first_dealer.data not in tokens:
             form.first_dealer.errors.append("Choose the first dealer from the players.")
-        elif not variant.min_players <= len(seats) <= variant.max_players:
-            flash(f"{variant.name} is for {variant.min_players}–{variant.max_players} players.", "error")
-            return redirect(url_for("games.new"))
         else:
             choices = [
                 SeatChoice(player_id=int(t[2:])) if t.startswith("p:") else SeatChoice(new_name=t[2:])

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from flask import request
+from flask import abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.routing import IntegerConverter
+
+from .services import MAX_ID
 
 # No inline script or style anywhere, so the policy can forbid both.
 CONTENT_SECURITY_POLICY = (
@@ -38,7 +41,19 @@ def check_secret(app) -> None:
         )
 
 
+class IdConverter(IntegerConverter):
+    """``<int:...>`` in every route: an id the database can hold, else the route does not match
+    (a 404), rather than a 500 from ``int()`` of thousands of digits or an out-of-range query."""
+
+    regex = r"\d{1,10}"
+
+    def __init__(self, url_map, *args, **kwargs):
+        kwargs.setdefault("max", MAX_ID)
+        super().__init__(url_map, *args, **kwargs)
+
+
 def init_app(app) -> None:
+    app.url_map.converters["int"] = IdConverter
     https = bool(app.config.get("HTTPS"))
     # Flask predefines the session cookie settings (SameSite None, not Secure): set them outright.
     app.config["SESSION_COOKIE_HTTPONLY"] = True
@@ -58,6 +73,15 @@ def init_app(app) -> None:
         whole into memory, so its body as a whole gets that limit (files keep the larger one)."""
         if request.mimetype != "multipart/form-data":
             request.max_content_length = min(app.config["MAX_CONTENT_LENGTH"], app.config["MAX_FORM_MEMORY_SIZE"])
+
+    @app.before_request
+    def refuse_nul():
+        """No text anywhere holds a NUL character (PostgreSQL cannot store one)."""
+        fields = [request.path, *(value for _, values in request.args.lists() for value in values)]
+        if request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            fields += [value for _, values in request.form.lists() for value in values]
+        if any("\x00" in text for text in fields):
+            abort(400, "Text with a NUL character cannot be used here.")
 
     @app.after_request
     def security_headers(response):

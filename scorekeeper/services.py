@@ -148,12 +148,13 @@ def start_game(
     return game
 
 
-MAX_ID = 2**63 - 1  # the largest integer the database stores
+MAX_ID = 2**31 - 1  # the largest integer an Integer column holds on every database (PostgreSQL: 32 bits)
 
 
 def is_number(text: str) -> bool:
-    """Plain ASCII digits only (``"²".isdigit()`` is true but ``int("²")`` fails)."""
-    return text.isascii() and text.isdigit()
+    """Plain ASCII digits only (``"²".isdigit()`` is true but ``int("²")`` fails), and few enough
+    that ``int`` takes them (it refuses over 4300)."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
 
 
 # Seats, rounds and results in one query each, however many games are listed.

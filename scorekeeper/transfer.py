@@ -37,6 +37,10 @@ BATCH = 200
 STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
 LIMIT = 10**9  # no count, score or position in a real game comes near this
 KEY = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+# What the columns hold, so a file cannot carry more than the database stores.
+FAMILY_NAME_LENGTH = Family.__table__.c.name.type.length
+CARDS_LENGTH = Result.__table__.c.cards.type.length
+BONUS_CODE_LENGTH = Result.__table__.c.bonus_code.type.length
 
 
 class TransferError(ValueError):
@@ -168,7 +172,7 @@ def export_csv(family: Family) -> Iterator[str]:
 # -- import -------------------------------------------------------------------------------
 
 
-def _need(obj, key, kind, where):
+def _need(obj, key, kind, where, longest: int | None = None):
     if not isinstance(obj, dict) or key not in obj:
         raise TransferError(f"{where}: the field '{key}' is missing.")
     value = obj[key]
@@ -177,6 +181,10 @@ def _need(obj, key, kind, where):
         raise TransferError(f"{where}.{key}: must be {names[kind]}.")
     if kind is int and not -LIMIT <= value <= LIMIT:
         raise TransferError(f"{where}.{key}: {value} is far outside what a card game produces.")
+    if kind is str and "\x00" in value:
+        raise TransferError(f"{where}.{key}: holds a NUL character, which no text here may contain.")
+    if longest is not None and len(value) > longest:
+        raise TransferError(f"{where}.{key}: must be at most {longest} characters.")
     return value
 
 
@@ -204,7 +212,7 @@ def parse(text: str | bytes) -> dict:
         raise TransferError("This is not a Scorekeeper export (its 'format' is not 'scorekeeper-export').")
     if type(data.get("version")) is not int or data["version"] != VERSION:
         raise TransferError(f"This export is version {data.get('version')!r}; this app reads version {VERSION}.")
-    _need(_need(data, "family", dict, "export"), "name", str, "family")
+    _need(_need(data, "family", dict, "export"), "name", str, "family", longest=FAMILY_NAME_LENGTH)
     names = set()
     for i, player in enumerate(_need(data, "players", list, "export")):
         name = _need(player, "name", str, f"players[{i}]")
@@ -283,11 +291,11 @@ def _check_game(game, where: str, names: set[str]) -> None:
                 _need(result, key, int, here)
             for key in ("laid_down", "went_out"):
                 _need(result, key, bool, here)
-            cards = _need(result, "cards", str, here)
+            cards = _need(result, "cards", str, here, longest=CARDS_LENGTH)
             bad = [c for c in cards.split() if c not in codes]
             if bad:
                 raise TransferError(f"{here}.cards: '{bad[0]}' is not a card of these rules.")
-            _need(result, "bonus_code", str, here)
+            _need(result, "bonus_code", str, here, longest=BONUS_CODE_LENGTH)
             if result.get("hand_total") is not None:
                 _need(result, "hand_total", int, here)
         if sorted(players_here) != sorted(seated):
@@ -304,7 +312,6 @@ def _check_rules(data: dict, key: str, where: str) -> rules.Variant:
     """A rules snapshot must rebuild into a variant whose numbers are whole numbers."""
     try:
         variant = rules.Variant.from_dict(data)
-        variant.keys  # every rank has a point value
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise TransferError(f"{where}: the rules snapshot is incomplete ({error}).") from None
     if variant.key != key:
@@ -315,6 +322,12 @@ def _check_rules(data: dict, key: str, where: str) -> rules.Variant:
     numbers += [b.points for b in variant.bonuses] + [s.points for s in variant.suit_cards]
     if any(type(n) is not int or not -LIMIT <= n <= LIMIT for n in numbers):
         raise TransferError(f"{where}: every count and point value must be a whole number.")
+    if not rules.well_typed(variant):
+        raise TransferError(f"{where}: a rule holds the wrong kind of value (text, number, true/false or list).")
+    try:
+        variant.keys  # every rank has a point value
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise TransferError(f"{where}: the rules snapshot is incomplete ({error}).") from None
     if not variant.rounds or not 1 <= variant.min_players <= variant.max_players:
         raise TransferError(f"{where}: the rules need rounds and a player range.")
     return variant

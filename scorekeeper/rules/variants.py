@@ -6,6 +6,9 @@ A variant is plain data. It can be written to a dict (``to_dict``) and read back
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -270,3 +273,32 @@ class Variant:
             can_skip_first_hand=data["can_skip_first_hand"],
             notes=tuple(data["notes"]),
         )
+
+
+def well_typed(value, hint=Variant) -> bool:
+    """Whether ``value`` matches the type ``hint`` all the way down (a ``Variant`` by default):
+    a rules snapshot read from a file can hold a list where text belongs, which would break
+    pages far from where it was read. Text must hold no NUL character."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(well_typed(value, arg) for arg in args)
+    if hint is type(None):
+        return value is None
+    if origin is tuple:
+        if not isinstance(value, tuple):
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(well_typed(item, args[0]) for item in value)
+        return len(value) == len(args) and all(map(well_typed, value, args))
+    if origin is dict:
+        return isinstance(value, dict) and all(
+            well_typed(k, args[0]) and well_typed(v, args[1]) for k, v in value.items()
+        )
+    if dataclasses.is_dataclass(hint):
+        hints = typing.get_type_hints(hint)
+        return isinstance(value, hint) and all(
+            well_typed(getattr(value, f.name), hints[f.name]) for f in dataclasses.fields(hint)
+        )
+    if hint is str:
+        return isinstance(value, str) and "\x00" not in value
+    return type(value) is hint  # int and bool, which are not each other here
