@@ -82,9 +82,12 @@ def create_app(test_config: dict | None = None) -> Flask:
         errors,
         games,
         history,
+        live,
         main,
         prints,
+        pwa,
         rounds,
+        rulebook,
         schema,
         security,
         speed,
@@ -99,7 +102,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(games.bp)
     app.register_blueprint(rounds.bp)
     app.register_blueprint(prints.bp)
+    app.register_blueprint(rulebook.bp)
     app.register_blueprint(history.bp)
+    app.register_blueprint(live.bp)
+    app.register_blueprint(pwa.bp)
     errors.init_app(app)
     cli.init_app(app)
     speed.init_app(app)

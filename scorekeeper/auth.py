@@ -10,6 +10,7 @@ from flask import (
     current_app,
     flash,
     redirect,
+    g,
     render_template,
     request,
     session,
@@ -31,7 +32,15 @@ login_manager.login_message = "Sign in to see your family's games."
 login_manager.login_message_category = "info"
 
 # Pages anyone may open without signing in.
-PUBLIC = {"auth.welcome", "auth.signup", "auth.login", "auth.join", "main.healthz", "static"}
+PUBLIC = {
+    "auth.welcome", "auth.signup", "auth.login", "auth.join", "main.healthz", "static",
+    "live.board", "live.board_state", "live.keep", "pwa.service_worker", "pwa.manifest", "pwa.offline",
+    "rulebook.index", "rulebook.show",  # a guest at the table may look up a rule
+}
+# What a score keeper's link opens, for its own game only: keeping score, not the family's history.
+KEEPER_PAGES = {
+    "games.play", "games.buy", "games.unbuy", "games.down", "rounds.score", "rounds.standings", "rounds.undo",
+}
 
 
 @login_manager.user_loader
@@ -62,9 +71,24 @@ def _sign_in(member, remember: bool) -> None:
     login_user(member, remember=remember)
 
 
+def keeper_link():
+    """The score keeper's link this browser opened for the game this request is about, if any."""
+    from . import sharing
+
+    if request.endpoint not in KEEPER_PAGES:
+        return None  # and the session is left alone: static files stay the same for everyone
+    game_id = request.view_args["game_id"]
+    token = session.get("keep", {}).get(str(game_id))
+    if not token:
+        return None
+    link = sharing.find(token, sharing.KEEP)
+    return link if link is not None and link.game_id == game_id else None
+
+
 def require_sign_in():
-    """Every page but the public ones needs a signed-in member."""
-    if request.endpoint in PUBLIC or current_user.is_authenticated:
+    """Every page but the public ones needs a signed-in member (or a score keeper's link)."""
+    g.keeper_link = keeper_link()
+    if request.endpoint in PUBLIC or current_user.is_authenticated or g.keeper_link is not None:
         return None
     if request.endpoint is None:
         return None  # a 404 or 405 is answered as such
@@ -124,24 +148,28 @@ def login():
     ), (429 if error == accounts.TOO_MANY else 200)
 
 
-def _sign_out() -> None:
+def _sign_out():
+    """Sign out, and have the browser forget the pages and unsent forms it kept of the family."""
     session.clear()
     logout_user()  # after the clear: it leaves the note that deletes the remember-me cookie
+    response = redirect(url_for("auth.login"))
+    response.headers["Clear-Site-Data"] = '"cache", "storage"'
+    return response
 
 
 @bp.post("/logout")
 def logout():
-    _sign_out()
+    response = _sign_out()
     flash("Signed out.", "success")
-    return redirect(url_for("auth.login"))
+    return response
 
 
 @bp.post("/logout/everywhere")
 def logout_everywhere():
     accounts.sign_out_everywhere(current_user)
-    _sign_out()
+    response = _sign_out()
     flash("Signed out on every phone and computer. Sign in again here.", "success")
-    return redirect(url_for("auth.login"))
+    return response
 
 
 @bp.route("/join/<token>", methods=["GET", "POST"])

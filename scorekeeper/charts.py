@@ -21,11 +21,9 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
     start = math.floor(low / step) * step
-    ticks = []
-    value = start
-    while value <= high + step / 2:
-        ticks.append(round(value, 6))
-        value += step
+    ticks = [round(start, 6)]
+    while ticks[-1] < high:  # the top tick at or above the highest value: no line leaves the plot
+        ticks.append(round(ticks[-1] + step, 6))
     return ticks
 
 
@@ -69,8 +67,10 @@ def line_chart(
     every = max(1, math.ceil(len(x_labels) / 8))
     for i, text in enumerate(x_labels):
         if i % every == 0 or i == len(x_labels) - 1:
+            # The last label ends at its point, so a long one ("2026-11") is not cut off at the edge.
+            anchor = "end" if i == len(x_labels) - 1 and len(x_labels) > 1 else "middle"
             parts.append(
-                f'<text x="{x(i):.1f}" y="{TOP + plot_h + 14}" text-anchor="middle">{escape(text)}</text>'
+                f'<text x="{x(i):.1f}" y="{TOP + plot_h + 14}" text-anchor="{anchor}">{escape(text)}</text>'
             )
     parts.append(
         f'<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{TOP + plot_h}" class="axis"/>'
@@ -82,14 +82,18 @@ def line_chart(
     dots = sum(len(p) for _, p in series) <= 120
     for index, (name, points) in enumerate(series):
         colour = PALETTE[index % len(PALETTE)]
+        tone = f"c{index % len(PALETTE)}"  # app.css swaps the colour in dark mode
         coords = [(x(i), y(v)) for i, v in enumerate(points) if v is not None]
         path = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in coords)
         parts.append(
-            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.5" '
-            f'stroke-linejoin="round"><title>{escape(name)}</title></polyline>'
+            f'<polyline points="{path}" class="series {tone}" fill="none" stroke="{colour}" '
+            f'stroke-width="2.5" stroke-linejoin="round"><title>{escape(name)}</title></polyline>'
         )
         if dots:
-            parts.extend(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="2.8" fill="{colour}"/>' for cx, cy in coords)
+            parts.extend(
+                f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="2.8" class="dot {tone}" fill="{colour}"/>'
+                for cx, cy in coords
+            )
     parts.append("</svg>")
     legend = "".join(
         f'<li><span class="swatch c{i % len(PALETTE)}"></span>{escape(name)}</li>'

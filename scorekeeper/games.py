@@ -131,6 +131,7 @@ def play(game_id: int):
         game=game,
         round=round_,
         rules_round=round_.rules,
+        reminders=rules.round_reminders(game.variant, round_.rules),
         variant=game.variant,
         decks=game.variant.decks_for(len(players)),
         players=players,
@@ -145,7 +146,7 @@ def _player_action(game_id: int, number: int, action) -> object:
     player_id = request.form.get("player", type=int)
     seated = player_id in {seat.player_id for seat in game.seats}
     try:
-        action(game, number, player_id)
+        services.once(game.family_id, request.form.get("submission"), lambda: action(game, number, player_id))
     except RuleError as error:
         # Shown in the player's row when there is one, else at the top of the page.
         flash(str(error), f"player-{player_id}" if seated else "error")

@@ -1,6 +1,14 @@
 """gunicorn settings: ``gunicorn -c python:scorekeeper.gunicorn_conf 'scorekeeper:create_app()'``."""
 
+import os
+import secrets
+
 workers = 2
+
+
+def on_starting(server):
+    """One start token for every worker: see ``speed.STARTED``."""
+    os.environ["SCOREKEEPER_STARTED"] = secrets.token_hex(8)
 
 
 def post_worker_init(worker):

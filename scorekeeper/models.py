@@ -256,3 +256,42 @@ class RoundChange(db.Model):
     at: Mapped[datetime] = mapped_column(default=utcnow)
     # Points per seat before and after, e.g. {"before": [5, 0, 30], "after": [5, 0, 25]}.
     points: Mapped[dict] = mapped_column(JSON)
+
+
+# -- at the table -------------------------------------------------------------------------
+
+VIEW = "view"  # a read-only live scoreboard
+KEEP = "keep"  # another phone that may record buys and hands
+
+
+class ShareLink(db.Model):
+    """A link to one game for phones without a login: a live scoreboard, or a second score keeper.
+
+    The token is kept as it is (not hashed) so the link and its QR code can be shown again to
+    the next phone; it opens only this game, and only until it is revoked or the game has been
+    over for a while.
+    """
+
+    __tablename__ = "share_link"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))  # VIEW | KEEP
+    token: Mapped[str] = mapped_column(String(64), unique=True, default=lambda: secrets.token_urlsafe(24))
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("member.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None]
+
+    game: Mapped[Game] = relationship()
+
+
+class Submission(db.Model):
+    """A form sent with a submission id (a phone sending what it kept while offline): stored
+    with the change it made, so the same submission sent twice changes nothing the second time."""
+
+    __table_args__ = (UniqueConstraint("family_id", "key", name="uq_submission_family_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
+    key: Mapped[str] = mapped_column(String(64))
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
-from flask_login import current_user
 
 from . import charts, services
 from .db import db
@@ -62,7 +61,9 @@ def score(game_id: int, number: int):
             if version > services.MAX_ID:
                 version = -1
             try:
-                services.record_round(game, number, entries, version, by=current_user)
+                services.once(game.family_id, request.form.get("submission"), lambda: services.record_round(
+                    game, number, entries, version, by=services.acting_person(game)
+                ))
             except services.StaleEntry as error:
                 _take_fresh_marks(form, round_)
                 flash(str(error), "error")
@@ -162,7 +163,9 @@ def standings(game_id: int):
 def undo(game_id: int):
     game = game_or_404(game_id)
     try:
-        round_ = services.undo_last_round(game, request.form.get("number", type=int), by=current_user)
+        round_ = services.undo_last_round(
+            game, request.form.get("number", type=int), by=services.acting_person(game)
+        )
     except RuleError as error:
         flash(str(error), "error")
         return redirect(url_for("rounds.standings", game_id=game.id))

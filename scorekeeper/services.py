@@ -5,13 +5,16 @@ Every function that writes commits once at the end, so a refused request leaves 
 
 from __future__ import annotations
 
+import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 
-from flask import abort, has_request_context
+from flask import abort, g, has_request_context
 from flask_login import current_user
 from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import attributes, joinedload, selectinload
 
 from . import rules
@@ -29,6 +32,8 @@ from .models import (
     Result,
     RoundChange,
     Seat,
+    ShareLink,
+    Submission,
     utcnow,
 )
 
@@ -53,12 +58,63 @@ def commit_for(family_id: int) -> None:
 
 
 def current_family() -> Family:
-    """The signed-in member's family; on the command line, the instance's only family."""
+    """The signed-in member's family; on the command line, the instance's only family.
+
+    A page opened through a score keeper's link (``auth.keeper_link``) belongs to that
+    link's family, whoever is signed in.
+    """
     if has_request_context():
+        link = g.get("keeper_link")
+        if link is not None:
+            return db.session.get(Family, link.game.family_id)
         if not current_user.is_authenticated:
             abort(401)  # views are behind sign-in; this is a second lock on the door
         return current_user.family
     return sole_family()
+
+
+def acting_person(game: Game) -> Member | str:
+    """Who is changing the game, for its change history: a member, or a score keeper's link."""
+    if current_user.is_authenticated and current_user.family_id == game.family_id:
+        return current_user
+    return "score keeper link"
+
+
+# A phone makes these ids (random UUIDs) for what it sends; anything else is ignored.
+_SUBMISSION_KEY = re.compile(r"[A-Za-z0-9-]{8,64}")
+# Longer than any phone plausibly keeps a form waiting for a connection.
+KEEP_SUBMISSIONS = timedelta(days=30)
+
+
+def once(family_id: int, key: str | None, write: Callable[[], object]) -> None:
+    """Run ``write`` (a service function that commits) at most once per submission key.
+
+    The key is stored in the same transaction as the change, so a submission sent again -
+    a phone back online retrying, or two tabs sending the same kept form - changes nothing.
+    A refused write stores no key: sending it again is refused again, with the same message.
+    """
+    if not key or not _SUBMISSION_KEY.fullmatch(key):
+        write()
+        return
+    if _submitted(family_id, key):
+        return
+    db.session.execute(
+        db.delete(Submission).where(Submission.family_id == family_id, Submission.at < utcnow() - KEEP_SUBMISSIONS)
+    )
+    db.session.add(Submission(family_id=family_id, key=key))
+    try:
+        write()
+    except IntegrityError:
+        db.session.rollback()
+        if not _submitted(family_id, key):
+            raise
+        # The same submission arrived twice at once; the other request stored it.
+
+
+def _submitted(family_id: int, key: str) -> bool:
+    return db.session.execute(
+        db.select(Submission.id).where(Submission.family_id == family_id, Submission.key == key)
+    ).first() is not None
 
 
 def sole_family(name: str | None = None) -> Family:
@@ -312,7 +368,7 @@ def hand_points(variant: rules.Variant, entry: HandEntry) -> tuple[int, int]:
 
 
 def record_round(
-    game: Game, number: int, entries: Sequence[HandEntry], version: int, by: Member | None = None
+    game: Game, number: int, entries: Sequence[HandEntry], version: int, by: Member | str | None = None
 ) -> GameRound:
     """Store (or correct) a hand's result; ``version`` is what the form was opened with.
 
@@ -367,7 +423,7 @@ def record_round(
     return round_
 
 
-def undo_last_round(game: Game, number: int | None = None, by: Member | None = None) -> GameRound:
+def undo_last_round(game: Game, number: int | None = None, by: Member | str | None = None) -> GameRound:
     """Take the last scored hand back into play; its buys and laid-down marks stay.
 
     ``number`` is the round the user saw as last: a second tap (or phone) finds it already
@@ -404,15 +460,18 @@ def undo_last_round(game: Game, number: int | None = None, by: Member | None = N
     return round_
 
 
-def _log_change(game: Game, round_: GameRound, action: str, before: list[int] | None, by: Member | None) -> None:
+def _log_change(
+    game: Game, round_: GameRound, action: str, before: list[int] | None, by: Member | str | None
+) -> None:
     after = None if action == "undone" else [r.points for r in round_.results]
+    member = by if isinstance(by, Member) else None
     db.session.add(
         RoundChange(
             game_id=game.id,
             number=round_.number,
             action=action,
-            member_id=by.id if by else None,
-            by=by.username if by else "command line",
+            member_id=member.id if member else None,
+            by=member.username if member else (by or "command line"),
             points={"before": before, "after": after},
         )
     )
@@ -506,6 +565,7 @@ def delete_game(game: Game) -> None:
     """Remove a game with all its hands and its summary."""
     db.session.execute(db.delete(PlayerGame).where(PlayerGame.game_id == game.id))
     db.session.execute(db.delete(RoundChange).where(RoundChange.game_id == game.id))
+    db.session.execute(db.delete(ShareLink).where(ShareLink.game_id == game.id))
     db.session.delete(game)
     commit_for(game.family_id)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import secrets
 import threading
 from collections import OrderedDict
@@ -57,8 +58,9 @@ class LRU:
 
 pages = LRU(256)  # key -> (body, gzipped body, mimetype)
 # A restored backup takes family versions back to numbers phones have already seen; the restart
-# it needs changes this, so their old ETags no longer match.
-STARTED = secrets.token_hex(8)
+# it needs changes this, so their old ETags no longer match. gunicorn's master sets it once for
+# all its workers (``gunicorn_conf``), so a 304 does not depend on which worker answers.
+STARTED = os.environ.get("SCOREKEEPER_STARTED") or secrets.token_hex(8)
 
 
 def cached_page(view):
@@ -77,7 +79,8 @@ def cached_page(view):
         key = hashlib.sha256(raw.encode()).hexdigest()[:32]
         packed_wanted = accepts_gzip()
         etag = f"{key}-gz" if packed_wanted else key
-        if etag in request.if_none_match:
+        # Only the page's own tag: "*" would answer 304 before the view could say 404.
+        if etag in request.if_none_match.as_set():
             response = make_response("", 304)
         else:
             hit = pages.get(key)

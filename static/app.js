@@ -1,15 +1,43 @@
 // Progressive enhancement only: every form works without this file.
+// With it: the card keypad, buys and hands sent without reloading the page, kept on the phone
+// while offline and sent once when the connection returns, typed cards kept across reloads,
+// the live scoreboard, and the screen kept awake during a game.
 (function () {
   "use strict";
 
-  // Ask before destructive actions (undo a round).
-  document.addEventListener("submit", function (event) {
-    var message = event.target.getAttribute("data-confirm");
-    if (message && !window.confirm(message)) event.preventDefault();
-  });
+  var OUTBOX = "scorekeeper-outbox"; // forms waiting for a connection, oldest first
+  var SENT = "scorekeeper-sent"; // what the last sending found, shown after the reload
+  var WAKE = "scorekeeper-wake-lock"; // "off" when the user turned keeping the screen on off
+  var DRAFT = "scorekeeper-draft:"; // + card-entry address: what was typed there, and on which version
 
-  // Card keypad: taps add cards to the count inputs the server reads.
-  function setupHand(hand, form) {
+  function read(storage, key, fallback) {
+    try {
+      var value = JSON.parse(storage.getItem(key));
+      return value === null ? fallback : value;
+    } catch (e) {
+      return fallback;
+    }
+  }
+  function write(storage, key, value) {
+    try {
+      storage.setItem(key, JSON.stringify(value));
+    } catch (e) { /* private mode or full: the page still works, it just forgets */ }
+  }
+  function outbox() { return read(localStorage, OUTBOX, []); }
+
+  // crypto.randomUUID needs HTTPS; getRandomValues works on a home network over plain HTTP too.
+  function newId() {
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+
+  // Not form.action: a field named "action" (the card-entry form's buttons) hides it.
+  function actionOf(form) { return new URL(form.getAttribute("action") || location.href, location.href).href; }
+
+  // -- card keypad ------------------------------------------------------------------------
+
+  function setupHand(hand, changed) {
     var inputs = {};
     hand.querySelectorAll("input[data-key]").forEach(function (input) {
       inputs[input.getAttribute("data-key")] = input;
@@ -45,7 +73,11 @@
         chosen.appendChild(hint);
       }
       var typed = total && total.value.trim() !== "" ? parseInt(total.value, 10) : null;
-      if (hand.classList.contains("is-out")) points.textContent = "0";
+      if (hand.classList.contains("is-out")) {
+        var bonus = hand.form.querySelector("input[data-bonus-points]:checked");
+        var value = bonus ? parseInt(bonus.getAttribute("data-bonus-points"), 10) : 0;
+        points.textContent = value ? value + " pts" : "0";
+      }
       else if (typed !== null && !isNaN(typed)) points.textContent = typed + " pts";
       else points.textContent = sum + " pts";
     }
@@ -55,6 +87,7 @@
         inputs[code].value = n ? String(n) : "";
       });
       render();
+      changed();
     }
     function remove(index) { order.splice(index, 1); sync(); }
 
@@ -72,9 +105,11 @@
   }
 
   function setupEntry(form) {
+    restoreDraft(form);
     form.classList.add("js-keypad");
     var hands = form.querySelectorAll("[data-hand]");
-    hands.forEach(function (hand) { setupHand(hand, form); });
+    var save = function () { saveDraft(form); };
+    hands.forEach(function (hand) { setupHand(hand, save); });
     function markOut() {
       var checked = form.querySelector("input[data-went-out]:checked");
       hands.forEach(function (hand) {
@@ -84,11 +119,345 @@
         hand.render();
       });
     }
-    form.querySelectorAll("input[data-went-out]").forEach(function (radio) {
+    form.querySelectorAll("input[data-went-out], input[data-bonus-points]").forEach(function (radio) {
       radio.addEventListener("change", markOut);
     });
+    form.addEventListener("input", save);
+    form.addEventListener("change", save);
     markOut();
+    if (outbox().some(function (item) { return item.url === actionOf(form); })) markKept(form);
   }
 
-  document.querySelectorAll("form[data-entry]").forEach(setupEntry);
+  function markKept(form) {
+    var button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    button.textContent = "Saved on this phone — will send";
+  }
+
+  // -- nothing typed is lost: drafts of the card-entry form --------------------------------
+
+  function draftKey(form) { return DRAFT + actionOf(form); }
+  function versionOf(form) {
+    var version = form.querySelector("input[name=version]");
+    return version ? version.value : "";
+  }
+  function saveDraft(form) {
+    var fields = [];
+    new FormData(form).forEach(function (value, name) {
+      if (name !== "csrf_token" && name !== "version") fields.push([name, String(value)]);
+    });
+    write(localStorage, draftKey(form), { version: versionOf(form), fields: fields });
+  }
+
+  function restoreDraft(form) {
+    // A page the server drew again with messages already shows what was sent.
+    if (form.querySelector(".errors")) return;
+    var draft = read(localStorage, draftKey(form), null);
+    if (!draft || !draft.fields) return;
+    // Buys or marks changed on the round screen since: the cards come back, the marks stay as stored.
+    var marksToo = draft.version === versionOf(form);
+    var values = {};
+    draft.fields.forEach(function (pair) { (values[pair[0]] = values[pair[0]] || []).push(pair[1]); });
+    Array.prototype.forEach.call(form.elements, function (input) {
+      if (!input.name || input.type === "hidden" || input.type === "submit") return;
+      if (!marksToo && /-(buys|laid_down)$/.test(input.name)) return;
+      var wanted = values[input.name] || [];
+      if (input.type === "checkbox" || input.type === "radio") input.checked = wanted.indexOf(input.value) >= 0;
+      else input.value = wanted.length ? wanted[0] : "";
+    });
+  }
+
+  // -- sending forms without a reload, and keeping them while offline ----------------------
+
+  function fieldsOf(form, submitter) {
+    var fields = [];
+    new FormData(form).forEach(function (value, name) { fields.push([name, String(value)]); });
+    if (submitter && submitter.name) fields.push([submitter.name, submitter.value]);
+    return fields;
+  }
+
+  function post(item) {
+    var body = new URLSearchParams();
+    item.fields.forEach(function (pair) { body.append(pair[0], pair[1]); });
+    return fetch(item.url, { method: "POST", body: body, credentials: "same-origin" });
+  }
+
+  // Draw the page the server answered with in place of this one, keeping the place on it.
+  function show(html, url) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    var active = document.activeElement;
+    var focusables = Array.prototype.slice.call(document.querySelectorAll("button, a, input"));
+    var focusIndex = focusables.indexOf(active);
+    var label = active && active.getAttribute("aria-label");
+    var samePage = url === location.href.split("#")[0];
+    document.title = doc.title;
+    document.body.className = doc.body.className;
+    document.body.innerHTML = doc.body.innerHTML;
+    history.replaceState(null, "", url);
+    enhance();
+    if (!samePage) window.scrollTo(0, 0);
+    // Focus stays on the button just pressed (by its name, else its place), or goes to the news.
+    var again = (label && document.querySelector('[aria-label="' + label.replace(/"/g, '\\"') + '"]')) ||
+      (samePage && focusIndex >= 0 && document.querySelectorAll("button, a, input")[focusIndex]);
+    var message = document.querySelector(".flash, .row-message");
+    if (again && !again.disabled) {
+      again.focus({ preventScroll: true });
+    } else if (message) {
+      message.setAttribute("tabindex", "-1");
+      message.focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("submit", function (event) {
+    var message = event.target.getAttribute("data-confirm");
+    if (message && !window.confirm(message)) event.preventDefault();
+  });
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (event.defaultPrevented || !form.hasAttribute("data-queue") || !window.fetch) return;
+    event.preventDefault();
+    var item = {
+      id: newId(),
+      url: actionOf(form),
+      page: location.pathname,
+      label: form.getAttribute("data-queue"),
+      fields: fieldsOf(form, event.submitter),
+    };
+    item.fields.push(["submission", item.id]);
+    if (form.hasAttribute("data-save-offline")) item.draft = draftKey(form);
+    if (navigator.onLine === false || outbox().length) {
+      if (event.submitter && event.submitter.value === "change") history.back(); // to the cards, on this phone
+      else keep(item, form);
+      return;
+    }
+    form.setAttribute("aria-busy", "true");
+    post(item).then(function (response) {
+      return response.text().then(function (html) {
+        if (item.draft && response.url !== item.url) localStorage.removeItem(item.draft);
+        show(html, response.url);
+      });
+    }).catch(function () {
+      form.removeAttribute("aria-busy");
+      keep(item, form);
+    });
+  });
+
+  function keep(item, form) {
+    // Offline there is no server to check the points first: the hand is kept to be saved.
+    if (form.hasAttribute("data-save-offline")) {
+      item.fields = item.fields.filter(function (pair) { return pair[0] !== "action"; });
+      item.fields.push(["action", "save"]);
+    }
+    var items = outbox();
+    items.push(item);
+    write(localStorage, OUTBOX, items);
+    showLocally(item);
+    if (form.hasAttribute("data-save-offline")) markKept(form);
+    drawOutbox();
+  }
+
+  // What a kept buy or mark would change, shown on the round screen until it is sent.
+  function showLocally(item) {
+    if (item.page !== location.pathname) return;
+    var player = null;
+    item.fields.forEach(function (pair) { if (pair[0] === "player") player = pair[1]; });
+    var row = player && document.getElementById("player-" + player);
+    if (!row) return;
+    var count = row.querySelector(".buy-count");
+    var parts = count ? count.textContent.split("/") : null;
+    if (/\/buy$/.test(item.url) && parts) parts[0] = Math.min(+parts[0] + 1, +parts[1]);
+    else if (/\/unbuy$/.test(item.url) && parts) parts[0] = Math.max(+parts[0] - 1, 0);
+    else if (/\/down$/.test(item.url)) {
+      var toggle = row.querySelector(".btn-toggle");
+      toggle.classList.toggle("on");
+      toggle.textContent = toggle.classList.contains("on") ? "Down ✓" : "Down?";
+    }
+    if (parts) count.textContent = parts.join("/");
+    row.classList.add("kept");
+  }
+
+  function drawOutbox() {
+    var box = document.querySelector("[data-outbox]");
+    if (!box) return;
+    var items = outbox();
+    var sent = read(sessionStorage, SENT, null);
+    box.textContent = "";
+    if (sent) {
+      sessionStorage.removeItem(SENT);
+      var done = document.createElement("p");
+      done.className = "flash flash-" + (sent.problems.length ? "error" : "success");
+      done.setAttribute("role", sent.problems.length ? "alert" : "status");
+      done.textContent = "Sent " + sent.count + " saved on this phone." +
+        (sent.problems.length ? " Not all were taken:" : "");
+      box.appendChild(done);
+      sent.problems.forEach(function (problem) {
+        var line = document.createElement("p");
+        line.className = "flash flash-error";
+        line.textContent = problem;
+        box.appendChild(line);
+      });
+    }
+    if (items.length) {
+      var kept = document.createElement("div");
+      kept.className = "flash outbox-list";
+      kept.setAttribute("role", "status");
+      var title = document.createElement("p");
+      title.innerHTML = "<b>Saved on this phone — will send</b> when the connection returns:";
+      kept.appendChild(title);
+      var list = document.createElement("ul");
+      items.forEach(function (item) {
+        var li = document.createElement("li");
+        li.textContent = item.label;
+        list.appendChild(li);
+      });
+      kept.appendChild(list);
+      box.appendChild(kept);
+    } else if (navigator.onLine === false) {
+      var offline = document.createElement("p");
+      offline.className = "flash";
+      offline.setAttribute("role", "status");
+      offline.textContent = "No connection: this is the last state this phone saw. Buys and hands you enter are kept here and sent later.";
+      box.appendChild(offline);
+    }
+    box.hidden = !box.childNodes.length;
+  }
+
+  // Messages a page shows when the server refused or corrected what was sent.
+  function problemsIn(html, response) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    var texts = Array.prototype.map.call(
+      doc.querySelectorAll(".flash-error, .row-message, .errors.block li, .error-page p:first-of-type"),
+      function (el) { return el.textContent.trim(); }
+    ).filter(Boolean);
+    if (!texts.length && doc.querySelector("form .errors")) texts.push("Some cards were not accepted; open the round and check them.");
+    var signIn = document.documentElement.getAttribute("data-sign-in");
+    if (!texts.length && response.redirected && new URL(response.url).pathname === signIn) {
+      texts.push("Not sent: this phone was signed out. Sign in and enter it again.");
+    }
+    return texts;
+  }
+
+  var sending = false;
+  function sendKept() {
+    if (sending || navigator.onLine === false || !outbox().length) return;
+    sending = true;
+    var report = { count: 0, problems: [] };
+    var goTo = null;
+    (function next() {
+      var items = outbox();
+      if (!items.length) {
+        // Fresh state from the server; a hand kept on its own card-entry page moves on with it.
+        write(sessionStorage, SENT, report);
+        if (goTo) location.assign(goTo);
+        else location.reload();
+        return;
+      }
+      var item = items[0];
+      post(item).then(function (response) {
+        return response.text().then(function (html) {
+          problemsIn(html, response).forEach(function (text) { report.problems.push(item.label + ": " + text); });
+          report.count += 1;
+          write(localStorage, OUTBOX, outbox().filter(function (other) { return other.id !== item.id; }));
+          if (item.draft) localStorage.removeItem(item.draft);
+          if (item.draft && item.page === location.pathname) goTo = response.url;
+          next();
+        });
+      }).catch(function () {
+        sending = false; // still no connection: try again later
+        if (report.count) write(sessionStorage, SENT, report);
+        drawOutbox();
+      });
+    })();
+  }
+
+  window.addEventListener("online", sendKept);
+  window.addEventListener("offline", drawOutbox);
+  setInterval(sendKept, 10000);
+
+  // -- screen wake lock -------------------------------------------------------------------
+
+  var wakeLock = null;
+  function wantAwake() { return localStorage.getItem(WAKE) !== "off" && document.querySelector("[data-wake-lock]"); }
+  function holdScreen() {
+    if (!("wakeLock" in navigator) || wakeLock || !wantAwake() || document.hidden) return;
+    navigator.wakeLock.request("screen").then(function (lock) {
+      wakeLock = lock;
+      lock.addEventListener("release", function () { wakeLock = null; drawWakeLock(); });
+      drawWakeLock();
+    }).catch(function () { /* refused (battery saver): the toggle still shows what was asked */ });
+  }
+  function drawWakeLock() {
+    var button = document.querySelector("[data-wake-lock]");
+    if (!button) return;
+    var on = localStorage.getItem(WAKE) !== "off";
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+    button.textContent = on ? (wakeLock ? "Screen stays on ✓" : "Screen stays on") : "Keep screen on";
+  }
+  function setupWakeLock(button) {
+    if (!("wakeLock" in navigator)) return; // stays hidden where the browser cannot do it
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var on = localStorage.getItem(WAKE) === "off";
+      localStorage.setItem(WAKE, on ? "on" : "off");
+      if (on) holdScreen();
+      else if (wakeLock) wakeLock.release();
+      drawWakeLock();
+    });
+    drawWakeLock();
+    holdScreen();
+  }
+  document.addEventListener("visibilitychange", holdScreen);
+
+  // -- live scoreboard --------------------------------------------------------------------
+
+  function setupLiveBoard(board) {
+    var source = board.getAttribute("data-live-board");
+    var etag = board.getAttribute("data-etag");
+    var every = parseInt(board.getAttribute("data-poll-ms"), 10) || 2000;
+    var status = document.querySelector("[data-live-status]");
+    function say(text) { if (status) status.textContent = text; }
+    function poll() {
+      if (document.hidden) return setTimeout(poll, every);
+      fetch(source, { headers: etag ? { "If-None-Match": etag } : {}, cache: "no-store", credentials: "same-origin" })
+        .then(function (response) {
+          if (response.status === 404) {
+            say("This scoreboard link no longer works.");
+            return false;
+          }
+          if (response.status === 304) return true;
+          if (!response.ok) throw new Error(response.status);
+          etag = response.headers.get("ETag");
+          return response.text().then(function (html) {
+            board.innerHTML = html;
+            say("Updated " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) + ".");
+            return true;
+          });
+        })
+        .catch(function () {
+          say("No connection: showing the last scores seen.");
+          return true;
+        })
+        .then(function (goOn) { if (goOn) setTimeout(poll, every); });
+    }
+    setTimeout(poll, every);
+  }
+
+  // -- start ------------------------------------------------------------------------------
+
+  function enhance() {
+    document.querySelectorAll("form[data-entry]").forEach(setupEntry);
+    document.querySelectorAll("[data-wake-lock]").forEach(setupWakeLock);
+    outbox().forEach(showLocally);
+    drawOutbox();
+  }
+
+  enhance();
+  document.querySelectorAll("[data-live-board]").forEach(setupLiveBoard);
+  sendKept();
+
+  var worker = document.documentElement.getAttribute("data-service-worker");
+  if (worker && "serviceWorker" in navigator) {
+    navigator.serviceWorker.register(worker).catch(function () { /* plain HTTP: no offline copy */ });
+  }
 })();

@@ -108,6 +108,7 @@ class Reply:
     status: int
     location: str
     body: str
+    etag: str = ""
 
     @property
     def text(self) -> str:
@@ -122,9 +123,11 @@ class Phone:
         self.cookies: dict[str, str] = {}
         self.csrf = ""
 
-    def request(self, method: str, path: str, form: dict | None = None) -> Reply:
+    def request(self, method: str, path: str, form: dict | None = None, headers: dict | None = None) -> Reply:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+        headers = dict(headers or {})
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         body = None
         if form is not None:
             body = urlencode({**form, "csrf_token": self.csrf}, doseq=True)
@@ -136,12 +139,13 @@ class Phone:
             for header in response.headers.get_all("Set-Cookie") or []:
                 name, _, rest = header.partition("=")
                 self.cookies[name] = rest.split(";")[0]
-            return Reply(response.status, urlsplit(response.headers.get("Location", "")).path, data)
+            return Reply(response.status, urlsplit(response.headers.get("Location", "")).path, data,
+                         response.headers.get("ETag", ""))
         finally:
             connection.close()
 
-    def get(self, path: str) -> Reply:
-        return self.request("GET", path)
+    def get(self, path: str, headers: dict | None = None) -> Reply:
+        return self.request("GET", path, headers=headers)
 
     def post(self, path: str, form: dict) -> Reply:
         return self.request("POST", path, form)
@@ -395,3 +399,51 @@ def test_a_server_killed_mid_game_loses_no_saved_round_and_half_writes_nothing(t
                     assert f"Total {totals}" in phone.get(f"/games/{game_id}/standings").text
     finally:
         server.stop()
+
+
+# -- phones sending again what they kept offline, and the live scoreboard ----------------------
+
+
+def test_the_same_submission_arriving_on_both_workers_at_once_counts_once(served):
+    app, server = served
+    game_id, ids = start_game(app)
+    phones = [Phone(server.port).sign_in() for _ in range(2)]
+    for attempt in range(3):
+        form = {"player": str(ids["Bob"]), "submission": f"kept-buy-{attempt}-{secrets.token_hex(8)}"}
+        replies = at_once(*(
+            lambda phone=phone: phone.post(f"/games/{game_id}/rounds/1/buy", form) for phone in phones * 3
+        ))
+        assert all(r.status == 302 for r in replies), [r.status for r in replies]
+        with app.app_context():
+            bob = db.session.execute(db.select(Result.buys).where(Result.player_id == ids["Bob"])).scalars().first()
+        assert bob == attempt + 1
+
+    version = opened_version(phones[0], game_id, 1)
+    form = {**round_form(ids, *HANDS["A"], version), "submission": "kept-hand-" + secrets.token_hex(8)}
+    replies = at_once(*(lambda phone=phone: phone.post(f"/games/{game_id}/rounds/1/score", form) for phone in phones))
+    # Both are told it is saved: it is one submission, however often it arrives.
+    assert [r.location for r in replies] == [f"/games/{game_id}"] * 2
+    assert changes_of(app, game_id, 1) == ["recorded"]
+    assert stored_points(app, game_id)[1] == POINTS["A"]
+
+
+def test_scoreboard_polls_get_304_from_every_worker_until_a_change_on_any(served):
+    app, server = served
+    game_id, ids = start_game(app)
+    keeper = Phone(server.port).sign_in()
+    keeper.post(f"/games/{game_id}/share", {"kind": "view"})
+    token = re.search(r"/live/([\w-]+)", keeper.get(f"/games/{game_id}/share").body).group(1)
+    boards = [Phone(server.port) for _ in range(4)]  # phones and a TV, no login
+    first = boards[0].get(f"/live/{token}/board")
+    assert first.status == 200 and first.etag
+
+    def polls(etag: str) -> list[Reply]:
+        return at_once(*(lambda b=b: b.get(f"/live/{token}/board", {"If-None-Match": etag}) for b in boards * 3))
+
+    assert {r.status for r in polls(first.etag)} == {304}
+    keeper.post(f"/games/{game_id}/rounds/1/buy", {"player": str(ids["Cy"])})
+    changed = polls(first.etag)
+    assert {r.status for r in changed} == {200}
+    assert len({r.etag for r in changed}) == 1
+    assert all(re.search(r'Cy</th>\s*<td class="num">1/3', r.body) for r in changed)
+    assert {r.status for r in polls(changed[0].etag)} == {304}

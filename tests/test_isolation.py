@@ -45,6 +45,8 @@ from scorekeeper.models import (
     Result,
     RoundChange,
     Seat,
+    ShareLink,
+    Submission,
 )
 from tests.helpers import (
     TEST_PASSWORD,
@@ -81,6 +83,8 @@ class World:
     jones_game: int
     jones_players: dict[str, int]
     jones_export: bytes
+    link_id: int  # Fairweather's scoreboard link to its game in progress
+    jones_links: dict[str, str]  # jones's own links to his game: kind -> token
     uids: list[str]  # Fairweather's games' uids, which its exports carry
     forbidden: list[str] = field(default_factory=list)  # nothing of this may reach jones
 
@@ -151,6 +155,9 @@ def build_world(app) -> World:
     ids = player_ids(app, in_progress)
     ok(tester.post(f"/games/{in_progress}/rounds/3/buy", data={"player": ids["Ottoline"]}))
     ok(tester.post(f"/games/{in_progress}/rounds/3/down", data={"player": ids["Zebediah"], "laid_down": "1"}))
+    ok(tester.post(f"/games/{in_progress}/rounds/3/buy", data={"player": ids["Wilhelmina"], "submission": "kept-offline-1"}))
+    for kind in ("view", "keep"):
+        ok(tester.post(f"/games/{in_progress}/share", data={"kind": kind}))
     abandoned = play(tester, app, "online-11", ["Peregrine", "Wilhelmina"], [(1, "Peregrine", {"Wilhelmina": 15})])
     ok(tester.post(f"/games/{abandoned}/abandon"))
     ok(tester.post("/family/invites"))
@@ -161,6 +168,8 @@ def build_world(app) -> World:
     jones = strict_client(app, JONES)
     jones_game = play(jones, app, "family-7", JONES_PLAYERS, [(1, "Jasper", {"Jemima": "K", "Jolyon": "5"})])
     jones_export = jones.get("/export.json").get_data()
+    for kind in ("view", "keep"):
+        ok(jones.post(f"/games/{jones_game}/share", data={"kind": kind}))
 
     with app.app_context():
         ours = db.session.execute(select(Member.family_id).where(Member.username == TEST_USERNAME)).scalar_one()
@@ -168,12 +177,17 @@ def build_world(app) -> World:
         players = dict(db.session.execute(select(Player.name, Player.id).where(Player.family_id == ours)).all())
         invite_id = db.session.execute(select(Invite.id).where(Invite.family_id == ours)).scalar_one()
         uids = list(db.session.execute(select(Game.uid).where(Game.family_id == ours)).scalars())
+        link_id = db.session.execute(
+            select(ShareLink.id).where(ShareLink.game_id == in_progress, ShareLink.kind == "view")).scalar_one()
+        jones_links = dict(db.session.execute(
+            select(ShareLink.kind, ShareLink.token).where(ShareLink.game_id == jones_game)).all())
     assert sorted(players) == sorted(OUR_PLAYERS)
     return World(
         app=app, ours=ours, joneses=joneses,
         games={"finished": finished, "in_progress": in_progress, "abandoned": abandoned},
         players=players, invite_id=invite_id, invite_token=link.group(1),
         jones_game=jones_game, jones_players=player_ids(app, jones_game), jones_export=jones_export,
+        link_id=link_id, jones_links=jones_links,
         uids=uids, forbidden=[OUR_FAMILY, *OUR_PLAYERS, TEST_USERNAME, *uids],
     )
 
@@ -192,6 +206,8 @@ def family_rows(app, family_id: int) -> dict[str, list[tuple]]:
         "result": Result.round_id.in_(select(GameRound.id).where(GameRound.game_id.in_(games))),
         "player_game": PlayerGame.family_id == family_id,
         "round_change": RoundChange.game_id.in_(games),
+        "share_link": ShareLink.game_id.in_(games),
+        "submission": Submission.family_id == family_id,
     }
     tables = db.metadata.tables
     assert set(owned) == set(tables) - {"sign_in_failure"}, "a new table: say here which of its rows are a family's"
@@ -275,6 +291,16 @@ ROUTES: dict[str, Route] = {
     "static": route("/static/<path:filename>", "GET", lambda w: [
         own("GET", f"/static/{name}") for name in ("app.css", "app.js", "favicon.svg")]),
     "main.healthz": route("/healthz", "GET", lambda w: [own("GET", "/healthz")]),
+    "pwa.service_worker": route("/sw.js", "GET", lambda w: [own("GET", "/sw.js")]),
+    "pwa.manifest": route("/manifest.webmanifest", "GET", lambda w: [own("GET", "/manifest.webmanifest")]),
+    "pwa.offline": route("/offline", "GET", lambda w: [own("GET", "/offline")]),
+    # A link's token is the key to its one game, for whoever holds it: jones opens his own.
+    "live.board": route("/live/<token>", "GET", lambda w: [own("GET", f"/live/{w.jones_links['view']}", shows="Jasper")]),
+    "live.board_state": route("/live/<token>/board", "GET", lambda w: [
+        own("GET", f"/live/{w.jones_links['view']}/board", shows="Jasper")]),
+    "live.keep": route("/keep/<token>", "GET", lambda w: [own("GET", f"/keep/{w.jones_links['keep']}", shows="Jasper")]),
+    "rulebook.index": route("/rules", "GET", lambda w: [own("GET", "/rules")]),
+    "rulebook.show": route("/rules/<key>", "GET", lambda w: [own("GET", f"/rules/{key}") for key in rules.VARIANTS]),
     "auth.welcome": route("/welcome", "GET POST", lambda w: [
         own("GET", "/welcome"), own("POST", "/welcome", signup_data("Welcomers", "welcomer"))]),
     "auth.signup": route("/signup", "GET POST", lambda w: [
@@ -329,6 +355,11 @@ ROUTES: dict[str, Route] = {
         w, "GET", "POST", path="/abandon") + [own("GET", f"/games/{w.jones_game}/abandon")]),
     "history.delete": route("/games/<int:game_id>/delete", "GET POST", lambda w: each_game(
         w, "GET", "POST", path="/delete") + [own("GET", f"/games/{w.jones_game}/delete")]),
+    "live.share": route("/games/<int:game_id>/share", "GET POST", lambda w: each_game(w, "GET", path="/share") + each_game(
+        w, "POST", path="/share", data=lambda w, g: {"kind": "view"}) + [
+        own("GET", f"/games/{w.jones_game}/share", shows="Jasper")]),
+    "live.revoke": route("/games/<int:game_id>/share/<int:link_id>/revoke", "POST", lambda w: [
+        foreign("POST", f"/games/{w.games['in_progress']}/share/{w.link_id}/revoke")]),
     # -- printing --
     "prints.blank_form": route("/print", "GET", lambda w: [own("GET", "/print")]),
     "prints.blank_sheet": route("/print/sheet.pdf", "GET", lambda w: [
@@ -455,7 +486,7 @@ def test_another_familys_ids_get_404_and_no_page_shows_its_data(app, endpoint):
     assert {c.method for c in calls} == spec.methods, f"{endpoint}: every method of the rule is called"
     adapter = app.url_map.bind("localhost")
     ours = {"game_id": set(world.our_game_ids), "player_id": set(world.players.values()),
-            "invite_id": {world.invite_id}}
+            "invite_id": {world.invite_id}, "link_id": {world.link_id}}
     for call in expanded(calls):
         where = f"{endpoint} [{spec.rule}] {call}"
         matched, args = adapter.match(call.url.partition("?")[0], method=call.method)

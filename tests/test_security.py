@@ -39,6 +39,7 @@ from tests.helpers import (
     text_of,
 )
 from tests.test_printing import pdf_text
+from tests.test_sharing import share
 from tests.test_transfer import csv_rows
 
 REPO = Path(__file__).resolve().parent.parent
@@ -79,6 +80,7 @@ def site_tour(tmp_path) -> dict[str, object]:
     join_path = invite_path(client)
     version, kept = opened_form(client, game_id, 3)
     review_data = {**kept, **round_data(ids, "Cy", {"Ann": "K", "Bob": 5}, version), "action": "review"}
+    live, keep = share(client, game_id, "view"), share(client, game_id, "keep")
     pages = {
         "home": client.get("/"),
         "home from the page cache": client.get("/"),
@@ -94,12 +96,15 @@ def site_tour(tmp_path) -> dict[str, object]:
         "records": client.get("/records"),
         "print": client.get("/print"),
         "print with an error": client.get("/print/sheet.pdf?variant=family-7"),
+        "rules": client.get("/rules"),
+        "rules of a preset": client.get("/rules/shanghai-rum"),
         "family": client.get("/family"),
         "import": client.get("/import"),
         "abandon": client.get(f"/games/{game_id}/abandon"),
         "delete": client.get(f"/games/{game_id}/delete"),
         "not found": client.get("/games/999999"),
         "join while signed in": client.get(join_path),
+        "share": client.get(f"/games/{game_id}/share"),
     }
     visitor = strict_client(app, None)
     pages.update({
@@ -109,6 +114,12 @@ def site_tour(tmp_path) -> dict[str, object]:
         "signup": visitor.get("/signup"),
         "join": visitor.get(join_path),
         "join with a spent link": visitor.get("/join/not-a-real-token"),
+        "rules signed out": visitor.get("/rules/online-11"),
+        "live scoreboard": visitor.get(live),
+        "live scoreboard's polled part": visitor.get(live + "/board"),
+        "live link that does not work": visitor.get("/live/" + "x" * 32),
+        "round screen from a score keeper link": strict_client(app, None).get(keep, follow_redirects=True),
+        "offline": visitor.get("/offline"),
     })
     newcomer = strict_client(make_app(tmp_path / "new", family=None), None)
     pages["welcome"] = newcomer.get("/welcome")
@@ -188,6 +199,19 @@ def test_inline_code_finder_sees_what_the_policy_would_block():
     assert len(inline_code(page)) == 7
 
 
+@pytest.mark.parametrize("path, mimetype", [("/sw.js", "text/javascript"),
+                                            ("/manifest.webmanifest", "application/manifest+json")])
+def test_service_worker_and_manifest_send_nosniff_with_their_own_type(app, client, path, mimetype):
+    """Not HTML, so not in the tour above; with nosniff, the type they are sent with is the one
+    the browser goes by (a service worker is refused unless it is JavaScript)."""
+    for who in (client, strict_client(app, None)):
+        response = who.get(path)
+        assert response.status_code == 200 and response.mimetype == mimetype
+        assert response.headers.get("X-Content-Type-Options") == "nosniff"
+        assert response.headers.get("X-Frame-Options") == "DENY"
+        assert csp(response).get("script-src") == ["'self'"] or csp(response).get("default-src") == ["'self'"]
+
+
 # -- cookies ------------------------------------------------------------------------------
 
 
@@ -223,6 +247,18 @@ def test_cookies_are_secure_only_when_served_over_https(tmp_path, https):
     assert bool(set_cookie(response, "remember_token")["secure"]) is https
     assert bool(response.headers.get("Strict-Transport-Security")) is https
     assert bool(set_cookie(response, "session")["secure"]) is https
+
+
+@pytest.mark.parametrize("path", ["/logout", "/logout/everywhere"])
+def test_signing_out_tells_the_browser_to_forget_its_cache_and_storage(app, client, path):
+    """The service worker keeps pages and unsent forms of the family on the phone: signing out
+    (here, or everywhere) has the browser drop them; no other answer does."""
+    assert "Clear-Site-Data" not in client.get("/").headers
+    response = client.post(path)
+    assert response.status_code == 302 and urlsplit(response.headers["Location"]).path == "/login"
+    assert response.headers.get("Clear-Site-Data") == '"cache", "storage"'
+    assert not signed_in(client)
+    assert "Clear-Site-Data" not in client.get("/login").headers
 
 
 # -- the secret key -----------------------------------------------------------------------
@@ -300,7 +336,7 @@ def test_the_repository_holds_no_secret():
 @dataclass
 class Guarded:
     """An app with CSRF protection on: a game with round 1 recorded and a buy for Bob in round 2,
-    an open invite, and a client signed in as tester."""
+    an open invite, an open scoreboard link to the game, and a client signed in as tester."""
 
     app: object
     client: object
@@ -309,6 +345,7 @@ class Guarded:
     join_path: str
     cancel_path: str
     import_file: bytes
+    revoke_path: str = ""
 
 
 @pytest.fixture
@@ -324,8 +361,10 @@ def guarded(tmp_path) -> Guarded:
     export["games"][0]["uid"] = "f" * 32  # another game, as from another phone's export
     join_path = invite_path(client)
     cancel = re.findall(r'action="(/family/invites/\d+/cancel)"', client.get("/family").get_data(as_text=True))
+    share(client, game_id, "view")
+    revoke = re.findall(r'action="(/games/\d+/share/\d+/revoke)"', client.get(f"/games/{game_id}/share").text)
     app.config["WTF_CSRF_ENABLED"] = True
-    return Guarded(app, client, game_id, ids, join_path, cancel[0], json.dumps(export).encode())
+    return Guarded(app, client, game_id, ids, join_path, cancel[0], json.dumps(export).encode(), revoke[0])
 
 
 def new_member_data(username="zed"):
@@ -350,6 +389,8 @@ CSRF_ROUTES = {
     "family": ("/family", {"family-name": "Renamed"}, True, "writes"),
     "invites": ("/family/invites", {}, True, "writes"),
     "cancel invite": ("{cancel}", {}, True, "writes"),
+    "share": ("/games/{game}/share", {"kind": "view"}, True, "writes"),
+    "revoke share link": ("{revoke}", {}, True, "writes"),
     "logout": ("/logout", {}, True, "signs out"),
     "logout everywhere": ("/logout/everywhere", {}, True, "writes"),
     "login": ("/login", {"username": TEST_USERNAME, "password": TEST_PASSWORD}, False, "signs in"),
@@ -362,6 +403,7 @@ def csrf_request(g: Guarded, route: str):
     """(client, path, request kwargs) for ``route``, without a token."""
     path, data, as_member, _ = CSRF_ROUTES[route]
     names = {"game": g.game_id, "score2": score_url(g.game_id, 2), "cancel": g.cancel_path, "join": g.join_path,
+             "revoke": g.revoke_path,
              **{name: pid for name, pid in g.ids.items()}}
     client = g.client if as_member else strict_client(g.app, None)
     if data == "round":
@@ -462,6 +504,28 @@ def test_names_are_escaped_on_every_page(client, hostile_names):
     }
     for path, shown in pages.items():
         html = client.get(path).get_data(as_text=True)
+        assert "<script>alert(1)" not in html, path
+        assert "<b>Bold" not in html, path
+        for text in shown:
+            assert text in html, (path, text)
+
+
+def test_names_are_escaped_on_the_live_scoreboard_and_the_share_page(app, client, hostile_names):
+    """The scoreboard (and the part of it the page polls) is opened by anyone with the link."""
+    game_id, _ = hostile_names
+    live = share(client, game_id, "view")
+    share(client, game_id, "keep")
+    guest = strict_client(app, None)
+    shown_player, shown_family = str(escape(EVIL_PLAYER)), str(escape(EVIL_FAMILY))
+    pages = {
+        f"/games/{game_id}/share": (client, (shown_player,)),
+        live: (guest, (shown_player, shown_family)),
+        live + "/board": (guest, (shown_player,)),
+    }
+    for path, (who, shown) in pages.items():
+        response = who.get(path)
+        assert response.status_code == 200, path
+        html = response.get_data(as_text=True)
         assert "<script>alert(1)" not in html, path
         assert "<b>Bold" not in html, path
         for text in shown:

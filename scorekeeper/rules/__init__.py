@@ -6,6 +6,7 @@ from types import MappingProxyType
 
 from .cards import JOKER, RANKS, Card, parse_card, parse_cards
 from .presets import FAMILY_7, ONLINE_11, SHANGHAI_10, SHANGHAI_RUM
+from .reminders import Reminder, round_reminders
 from .rotation import dealer_seat, first_player_seat, schedule
 from .scoring import (
     hand_problems,
@@ -28,7 +29,8 @@ def get_variant(key: str) -> Variant:
 
 
 __all__ = [
-    "JOKER", "RANKS", "VARIANTS", "Bonus", "Card", "Decks", "Key", "Meld", "Round", "Variant",
+    "JOKER", "RANKS", "VARIANTS", "Bonus", "Card", "Decks", "Key", "Meld", "Reminder", "Round", "Variant",
     "dealer_seat", "first_player_seat", "get_variant", "hand_problems", "max_hand_points",
-    "parse_card", "parse_cards", "schedule", "score_hand", "score_keys", "table_problems", "well_typed",
+    "parse_card", "parse_cards", "round_reminders", "schedule", "score_hand", "score_keys",
+    "table_problems", "well_typed",
 ]

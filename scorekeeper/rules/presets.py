@@ -53,9 +53,12 @@ FAMILY_7 = Variant(
     wild_cards="Jokers",
     wild_rule="Any number of jokers in a meld, but every meld needs at least one natural card. "
     "A joker in a run may be taken by playing the card it stands for; jokers in sets are dead.",
+    min_natural=1,
     buying="Out of turn only: the buyer takes the discard and the top card of the draw pile and "
     "discards nothing. One buy per turn. Closest to the current player's left wins a tie.",
     down_may_buy=False,
+    buy_out_of_turn_only=True,
+    buys_per_turn=1,
     going_out="Meld or discard your last card; the hand ends at once.",
     can_skip_first_hand=True,
     notes=(
@@ -95,6 +98,7 @@ SHANGHAI_RUM = Variant(
     suit_cards=(SuitCard("2B", "2", ("S", "C"), 50, wild=True),),
     wild_cards="Jokers and black twos (2♠ 2♣); red twos are natural",
     wild_rule="A meld may not hold more wild cards than natural cards.",
+    wilds_at_most_naturals=True,
     buying="The buyer takes the upcard plus 2 cards from the deck and discards nothing. "
     "The current player has precedence, then the closest to the current player's left.",
     down_may_buy=False,
@@ -177,6 +181,8 @@ ONLINE_11 = Variant(
     suit_cards=(SuitCard("2C", "2", ("C",), 50, wild=True),),
     wild_cards="Jokers and the 2♣",
     wild_rule="Every set or run needs at least 2 natural cards; wild cards may not touch.",
+    min_natural=2,
+    wilds_may_touch=False,
     buying="The buyer gets the discard plus 1 card from the draw pile. The active player and "
     "every player ahead of the buyer have first dibs; a discard is dead once the next player "
     "draws from the draw pile.",

@@ -108,6 +108,10 @@ class Bonus:
     points: int
 
 
+# Fields added after games had been saved with rules snapshots that lack them.
+LATER_FIELDS = ("min_natural", "wilds_at_most_naturals", "wilds_may_touch", "buy_out_of_turn_only", "buys_per_turn")
+
+
 @dataclass(frozen=True)
 class Variant:
     """A complete rule set. Numbers only; the app, PDFs and scripts read them from here."""
@@ -125,8 +129,13 @@ class Variant:
     wild_cards: str = "Jokers"
     wild_rule: str = ""
     joker_limits: tuple[tuple[str, int, int], ...] = ()  # (kind, size, most jokers)
+    min_natural: int = 0  # natural cards every meld needs; 0: the rules set no number
+    wilds_at_most_naturals: bool = False  # a meld may not hold more wild cards than natural ones
+    wilds_may_touch: bool = True  # False: two wild cards may not lie side by side
     buying: str = ""
     down_may_buy: bool = False
+    buy_out_of_turn_only: bool = False  # the player whose turn it is may not buy
+    buys_per_turn: int = 0  # buys allowed during one player's turn, all buyers together; 0: no limit set
     going_out: str = ""
     bonuses: tuple[Bonus, ...] = ()
     can_skip_first_hand: bool = False
@@ -230,8 +239,13 @@ class Variant:
             "wild_cards": self.wild_cards,
             "wild_rule": self.wild_rule,
             "joker_limits": [list(j) for j in self.joker_limits],
+            "min_natural": self.min_natural,
+            "wilds_at_most_naturals": self.wilds_at_most_naturals,
+            "wilds_may_touch": self.wilds_may_touch,
             "buying": self.buying,
             "down_may_buy": self.down_may_buy,
+            "buy_out_of_turn_only": self.buy_out_of_turn_only,
+            "buys_per_turn": self.buys_per_turn,
             "going_out": self.going_out,
             "bonuses": [dict(vars(b)) for b in self.bonuses],
             "can_skip_first_hand": self.can_skip_first_hand,
@@ -272,6 +286,8 @@ class Variant:
             bonuses=tuple(Bonus(**b) for b in data["bonuses"]),
             can_skip_first_hand=data["can_skip_first_hand"],
             notes=tuple(data["notes"]),
+            # Games saved before these rules were written down keep the defaults: "not stated".
+            **{name: data[name] for name in LATER_FIELDS if name in data},
         )
 
 

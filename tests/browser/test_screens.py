@@ -1,84 +1,8 @@
-"""Two rounds played by tapping, in headless Debian Chromium at phone size (390×844)."""
+"""Two rounds played by tapping, history pages and an invite, at phone size (390×844)."""
 
-import os
-import shutil
-import threading
-from pathlib import Path
+from playwright import sync_api
 
-import pytest
-from werkzeug.serving import make_server
-
-from tests.helpers import drop_app, make_app
-
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(__file__).parent / "screenshots"
-
-if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-    if os.environ.get("CI"):
-        raise RuntimeError("CI needs Debian's chromium for the browser test (.ci/run installs it)")
-    pytest.skip("Debian chromium is not installed", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture
-def live_server(tmp_path):
-    """A new instance (CSRF on, nobody signed up) served on a free loopback port;
-    ``app.base_url`` is its address."""
-    app = make_app(tmp_path, family=None, keep=True, WTF_CSRF_ENABLED=True)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    app.base_url = f"http://127.0.0.1:{server.server_port}"
-    yield app
-    server.shutdown()
-    drop_app(app)
-
-
-def phone(browser):
-    return browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
-                               is_mobile=True, has_touch=True)
-
-
-@pytest.fixture
-def page(live_server):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
-        page = phone(browser).new_page()
-        page.base_url = live_server.base_url
-        page.app = live_server
-        yield page
-        browser.close()
-
-
-def shot(page, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
-def row(page, name: str):
-    return page.locator("li.player-row", has=page.locator(".name", has_text=name))
-
-
-def hand(page, name: str):
-    return page.locator("fieldset.hand", has=page.locator("legend", has_text=name))
-
-
-def sign_up(page, screenshot: bool = False) -> None:
-    """The first visit on a new instance: name the family, choose a login."""
-    page.goto(page.base_url + "/")
-    sync_api.expect(page.get_by_role("heading", name="Welcome to Scorekeeper")).to_be_visible()
-    page.get_by_label("Family name").fill("The Parkers")
-    page.get_by_label("Username").fill("ann")
-    page.get_by_label("Password", exact=True).fill("shuffle the decks")
-    page.get_by_label("Password again").fill("shuffle the decks")
-    if screenshot:
-        shot(page, "00-welcome")
-    page.get_by_role("button", name="Start").click()
+from tests.browser.conftest import hand, phone, row, shot, sign_up
 
 
 def test_two_rounds_by_tapping(page):

@@ -1,0 +1,94 @@
+"""Browser fixtures: a live server on a fresh instance and a phone-sized page in Debian Chromium.
+
+Without Chromium these tests are skipped, except in CI, where `.ci/run` installs it."""
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from tests.helpers import drop_app, make_app
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).parent.parent / "screenshots"
+
+collect_ignore_glob: list[str] = []
+if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+    if os.environ.get("CI"):
+        raise RuntimeError("CI needs Debian's chromium for the browser tests (.ci/run installs it)")
+    collect_ignore_glob = ["test_*.py"]
+
+from playwright import sync_api  # noqa: E402
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    """A new instance (CSRF on, nobody signed up) served on a free loopback port;
+    ``app.base_url`` is its address."""
+    app = make_app(tmp_path, family=None, keep=True, WTF_CSRF_ENABLED=True)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    app.base_url = f"http://127.0.0.1:{server.server_port}"
+    yield app
+    server.shutdown()
+    drop_app(app)
+
+
+def phone(browser, width: int = 390, height: int = 844, **options):
+    """A new phone-sized browser context (its own cookies and storage)."""
+    return browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=2,
+                               is_mobile=True, has_touch=True, **options)
+
+
+@pytest.fixture
+def browser():
+    """Headless Debian Chromium; open phones on it with ``phone(browser)``."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(live_server, browser):
+    """A phone at 390×844 on the live server; ``page.base_url`` and ``page.app`` tell which."""
+    page = phone(browser).new_page()
+    page.base_url = live_server.base_url
+    page.app = live_server
+    return page
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def row(page, name: str):
+    return page.locator("li.player-row", has=page.locator(".name", has_text=name))
+
+
+def hand(page, name: str):
+    return page.locator("fieldset.hand", has=page.locator("legend", has_text=name))
+
+
+def sign_up(page, screenshot: bool = False) -> None:
+    """The first visit on a new instance: name the family, choose a login."""
+    page.goto(page.base_url + "/")
+    sync_api.expect(page.get_by_role("heading", name="Welcome to Scorekeeper")).to_be_visible()
+    page.get_by_label("Family name").fill("The Parkers")
+    page.get_by_label("Username").fill("ann")
+    page.get_by_label("Password", exact=True).fill("shuffle the decks")
+    page.get_by_label("Password again").fill("shuffle the decks")
+    if screenshot:
+        shot(page, "00-welcome")
+    page.get_by_role("button", name="Start").click()
+
+

@@ -1,0 +1,325 @@
+"""Phone-first quality: every main page at 360 px without sideways scrolling, an axe-core scan in light
+and dark mode, screenshots of both modes, tap targets of at least 44 px and a keypad a screen reader
+can use.
+
+axe-core comes from the npm registry (``npm ci --prefix tests/a11y``) and is injected into the page from
+the local file: the app's Content-Security-Policy forbids inline script, so the scanning contexts bypass
+it. Without the file the scan is skipped, except in CI, where it must run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright import sync_api
+
+from tests.browser.conftest import hand, phone, row, shot, sign_up
+
+expect = sync_api.expect
+
+AXE = Path(__file__).parent.parent / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+NARROW = (360, 780)  # the narrowest common phone: nothing may scroll sideways
+SHOT_SIZE = (390, 844)
+SCHEMES = ("light", "dark")
+RULES = "shanghai-10"  # the preset of the game in progress: it has bonuses, so the entry page shows them
+TAP = 44  # CSS px, the smallest tap target
+
+# Who looks at a page: NEW before anyone has signed up, GUEST signed out, MEMBER signed in.
+NEW, GUEST, MEMBER = "new", "guest", "member"
+
+
+def _seating(page, facts):
+    page.goto(facts["base"] + "/games/new")
+    page.get_by_label("Shanghai Rummy (11 rounds)").check()
+    page.get_by_label("Mum").check()
+    page.locator("#new_players").fill("Ann, Bartholomew-Christopher")
+    page.get_by_role("button", name="Next: seating").click()
+    expect(page.get_by_role("heading", name="Seating")).to_be_visible()
+
+
+def _entry(page, facts):
+    page.goto(facts["base"] + f"/games/{facts['playing']}/rounds/1/score")
+    page.evaluate("localStorage.clear()")  # the phone keeps typed cards as a draft: start afresh
+    page.reload()
+    page.locator(".chip-choice", has_text="Mum").click()
+    for card in ("K", "K", "JK", "A"):
+        hand(page, "Ann").locator(f"[data-add='{card}']").click()
+    expect(hand(page, "Ann").locator("[data-hand-points]")).to_have_text("50 pts")
+
+
+def _review(page, facts):
+    _entry(page, facts)
+    hand(page, "Grandma Rose").locator("[data-add='5']").click()
+    hand(page, "Sam").get_by_label("Or the total, counted by hand").fill("85")
+    page.get_by_role("button", name="Check points").click()
+    expect(page.locator("table.review")).to_be_visible()
+
+
+def _print_menu_open(page, facts):
+    page.goto(facts["base"] + f"/games/{facts['playing']}")
+    page.locator("details.menu summary").click()
+    expect(page.get_by_role("link", name="Score sheet (PDF)")).to_be_visible()
+
+
+# The main pages: name → (who, path or navigate(page, facts)). A path is formatted with the facts that
+# ``_family`` gathers (game and player ids, the invite link). Adding a page is one line.
+PAGES = {
+    "welcome": (NEW, "/"),
+    "sign-in": (GUEST, "/login"),
+    "new-family": (GUEST, "/signup"),
+    "join": (GUEST, "{join}"),
+    "home": (MEMBER, "/"),
+    "new-game": (MEMBER, "/games/new"),
+    "seating": (MEMBER, _seating),
+    "round": (MEMBER, "/games/{playing}"),
+    "round-print-menu": (MEMBER, _print_menu_open),
+    "card-entry": (MEMBER, _entry),
+    "review": (MEMBER, _review),
+    "standings-playing": (MEMBER, "/games/{playing}/standings"),
+    "standings-finished": (MEMBER, "/games/{finished}/standings"),
+    "history": (MEMBER, "/history"),
+    "player-profile": (MEMBER, "/players/{player}"),
+    "players": (MEMBER, "/players"),
+    "records": (MEMBER, "/records?a={player}&b={rival}"),
+    "family": (MEMBER, "/family"),
+    "import": (MEMBER, "/import"),
+    "print": (MEMBER, "/print"),
+    "delete-confirm": (MEMBER, "/games/{finished}/delete"),
+    "share": (MEMBER, "/games/{playing}/share"),
+    "live-scoreboard": (GUEST, "{live}"),
+    "keeper-round": (GUEST, "{keep}"),
+    "rules": (GUEST, "/rules"),
+    "rules-card": (MEMBER, "/rules/" + RULES),
+    "offline": (GUEST, "/offline"),
+}
+
+
+def _family(live_server, browser) -> dict:
+    """Ann signs up through the UI; a demo history is added; a game in progress is started through the
+    UI (one player at the buy limit, one laid down); an invite link and the game's share links are made.
+    Returns the facts the page table needs, with the signed-in storage state."""
+    page = phone(browser).new_page()
+    page.base_url = live_server.base_url
+    sign_up(page)
+    expect(page.get_by_role("heading", name="The Parkers")).to_be_visible()
+    with live_server.app_context():
+        from scorekeeper import services
+        from scorekeeper.db import db
+        from scorekeeper.demo import seed_demo
+        from scorekeeper.models import Game, Player
+
+        seed_demo(services.current_family(), 40, seed=5)
+        finished = db.session.execute(db.select(db.func.max(Game.id))).scalar()
+        ids = {p.name: p.id for p in db.session.execute(db.select(Player)).scalars()}
+
+    page.goto(live_server.base_url + "/games/new")
+    page.get_by_label("Shanghai Rummy (10 contracts)").check()
+    for name in ("Grandma Rose", "Mum", "Sam"):
+        page.get_by_label(name).check()
+    page.locator("#new_players").fill("Ann")
+    page.get_by_role("button", name="Next: seating").click()
+    page.get_by_role("button", name="Start game").click()
+    expect(page.locator("h1.contract")).to_be_visible()
+    playing = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    for _ in range(3):
+        row(page, "Sam").get_by_role("button", name="Buy for Sam").click()
+    expect(row(page, "Sam").locator(".buy-count")).to_have_class("buy-count full")
+    row(page, "Mum").get_by_role("button", name="Mum has not laid down").click()
+    expect(row(page, "Mum").locator(".btn-toggle")).to_have_text("Down ✓")
+
+    page.goto(live_server.base_url + "/family")
+    page.get_by_role("button", name="Make an invite link").click()
+    join = page.get_by_label("Invite link").input_value().removeprefix(live_server.base_url)
+    page.goto(live_server.base_url + f"/games/{playing}/share")
+    page.get_by_role("button", name="Scoreboard link").click()
+    page.get_by_role("button", name="Score keeper link").click()
+    live, keep = (page.get_by_role("textbox", name=f"{kind} link").input_value()
+                  for kind in ("Scoreboard", "Score keeper"))
+    live, keep = (url.removeprefix(live_server.base_url) for url in (live, keep))
+    state = page.context.storage_state()
+    page.context.close()
+    return {"base": live_server.base_url, "state": state, "playing": playing, "finished": finished,
+            "player": ids["Mum"], "rival": ids["Dad"], "join": join, "live": live, "keep": keep}
+
+
+def _tour(live_server, browser, size, names=tuple(PAGES), schemes=SCHEMES, **options):
+    """Open the pages of PAGES called ``names`` in each colour scheme on a phone of ``size``; yields
+    (name, scheme, page). NEW pages come first, then the family is made."""
+    contexts = {}
+
+    def open_page(who, scheme, facts):
+        if (who, scheme) not in contexts:
+            state = facts["state"] if who == MEMBER else None
+            context = phone(browser, *size, color_scheme=scheme, storage_state=state, **options)
+            contexts[(who, scheme)] = context.new_page()
+        return contexts[(who, scheme)]
+
+    facts = {"base": live_server.base_url, "state": None}
+    ordered = sorted(((name, PAGES[name]) for name in names), key=lambda item: item[1][0] != NEW)
+    try:
+        for name, (who, target) in ordered:
+            if who != NEW and "playing" not in facts:
+                facts = _family(live_server, browser)
+            for scheme in schemes:
+                page = open_page(who, scheme, facts)
+                if callable(target):
+                    target(page, facts)
+                else:
+                    page.goto(facts["base"] + target.format(**facts))
+                yield name, scheme, page
+    finally:
+        for page in contexts.values():
+            page.context.close()
+
+
+def test_every_main_page_fits_360px_and_is_screenshotted(live_server, browser):
+    """No page scrolls sideways at 360 px, in either colour scheme; screenshots of both at 390 px
+    (the same page, widened: the welcome page exists only until the first sign-up)."""
+    wide = []
+    for name, scheme, page in _tour(live_server, browser, NARROW):
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > NARROW[0]:
+            culprits = page.evaluate(
+                """(limit) => [...document.querySelectorAll('body *')]
+                     .filter(e => e.getBoundingClientRect().right > limit)
+                     .slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''))""",
+                NARROW[0])
+            wide.append(f"{name} ({scheme}): {width}px, widest: {', '.join(culprits)}")
+        page.set_viewport_size(dict(zip(("width", "height"), SHOT_SIZE)))
+        shot(page, f"a11y-{name}-{scheme}")
+        page.set_viewport_size(dict(zip(("width", "height"), NARROW)))
+    assert not wide, "Pages that scroll sideways at 360 px:\n" + "\n".join(wide)
+
+
+def _axe_file() -> Path:
+    if not AXE.exists():
+        message = f"{AXE} is missing: run `npm ci --prefix tests/a11y`"
+        if os.environ.get("CI"):
+            pytest.fail("CI needs axe-core for the accessibility scan; " + message)
+        pytest.skip(message)
+    return AXE
+
+
+SCAN = """async () => {
+  const result = await axe.run(document, {resultTypes: ['violations']});
+  return result.violations
+    .filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => ({id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.map(n => n.target.join(' ') +
+                  (v.id === 'color-contrast' && n.any.length ? ' — ' + n.any[0].message : ''))}));
+}"""
+
+
+def test_axe_finds_no_serious_problems_in_light_or_dark(live_server, browser):
+    """axe-core on every main page at 360 px, light and dark: no serious or critical violations."""
+    axe = _axe_file()
+    found = []
+    for name, scheme, page in _tour(live_server, browser, NARROW, bypass_csp=True):
+        page.add_script_tag(path=str(axe))
+        for v in page.evaluate(SCAN):
+            nodes = "\n      ".join(v["nodes"][:6]) + ("\n      …" if len(v["nodes"]) > 6 else "")
+            found.append(f"{name} ({scheme}) {v['impact']} {v['id']}: {v['help']}\n      {nodes}")
+    assert not found, f"axe-core found {len(found)} serious/critical problems:\n" + "\n".join(found)
+
+
+# Everything a finger can aim at. An input is tapped through its label too, so the bigger of the two
+# is measured (a checkbox is 22 px, its label 44).
+TARGETS = """(tap) => {
+  const seen = [...document.querySelectorAll(
+    'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [tabindex]')];
+  const small = [];
+  for (const el of seen) {
+    if (!el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+    // WCAG 2.5.8 exempts a link inside a sentence ("Forgot your password? Ask…"): the line of text
+    // around it sets its size. A link that is its paragraph's only text is no sentence: it is measured.
+    const sentence = el.closest('p');
+    if (el.matches('a') && sentence && sentence.textContent.trim() !== el.textContent.trim()) continue;
+    const boxes = [el, ...(el.labels || [])].map(e => e.getBoundingClientRect());
+    const box = boxes.reduce((a, b) => (b.width * b.height > a.width * a.height ? b : a));
+    if (box.width < tap - 0.5 || box.height < tap - 0.5) {
+      const name = el.getAttribute('aria-label') || el.textContent.trim() || el.name || el.type;
+      small.push(`${el.tagName.toLowerCase()} "${name}" ${Math.round(box.width)}×${Math.round(box.height)}`);
+    }
+  }
+  return small;
+}"""
+
+
+def test_round_screen_and_card_entry_suit_one_hand(live_server, browser):
+    """Tap targets ≥ 44 px, the contract in large type, the frequent action in the thumb's reach, and a
+    keypad whose keys a screen reader reads as the card and its points."""
+    from scorekeeper.rules import get_variant
+
+    reached = set()
+    names = ("round", "round-print-menu", "card-entry")
+    for name, _, page in _tour(live_server, browser, NARROW, names=names, schemes=("light",)):
+        reached.add(name)
+        small = page.evaluate(TARGETS, TAP)
+        assert not small, f"{name}: tap targets under {TAP}×{TAP} px: " + "; ".join(small)
+        height = page.viewport_size["height"]
+        if name == "round":
+            size = page.locator("h1.contract").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+            assert size >= 28, f"the contract is set in {size}px type"
+            action = page.get_by_role("link", name="Hand over — enter cards").bounding_box()
+            assert action and action["y"] >= height * 2 / 3, "Hand over is out of the thumb's reach"
+        if name == "card-entry":
+            action = page.get_by_role("button", name="Check points").bounding_box()
+            assert action and action["y"] >= height * 2 / 3, "Check points is out of the thumb's reach"
+            for player in ("Grandma Rose", "Sam", "Ann"):  # Mum went out: her keypad is gone
+                for key in get_variant(RULES).keys:
+                    label = f"Add {key.label}, {key.points} points, to {player}"
+                    expect(page.get_by_role("button", name=label, exact=True)).to_be_visible()
+            expect(hand(page, "Mum").get_by_role("button")).to_have_count(0)
+            # The cards tapped so far are buttons that say what they take away; the sum is announced.
+            ann = hand(page, "Ann")
+            expect(ann.get_by_role("button", name="Remove K", exact=True)).to_have_count(2)
+            expect(ann.get_by_role("button", name="Remove Joker", exact=True)).to_have_count(1)
+            expect(ann.locator("output[data-hand-points]")).to_have_attribute("aria-live", "polite")
+            # Nothing jumps the reading order.
+            assert page.locator("[tabindex]:not([tabindex='0']):not([tabindex='-1'])").count() == 0
+    assert reached == set(names)
+
+
+FOCUSED = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const box = el.getBoundingClientRect();
+  // A chip's radio is invisible: the ring is drawn on the chip next to it.
+  const ringed = el.matches('.chip-choice input') ? el.nextElementSibling : el;
+  const style = getComputedStyle(ringed);
+  const bar = document.querySelector('.sticky-actions');
+  return {node: [...document.querySelectorAll('*')].indexOf(el),
+          name: el.getAttribute('aria-label') || el.textContent.trim().slice(0, 30) || el.name || el.type,
+          top: box.top + scrollY, bottom: box.bottom,
+          barTop: bar ? bar.getBoundingClientRect().top : innerHeight,
+          sticky: !!el.closest('.sticky-actions'),
+          ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2};
+}"""
+
+
+def test_keyboard_order_follows_the_screen_and_focus_shows(live_server, browser):
+    """Tab through the round screen and the card entry: focus moves down the page (the sticky action
+    last), every stop shows a focus ring, and none is hidden under the sticky bar."""
+    names = ("round", "card-entry")
+    reached = set()
+    for name, _, page in _tour(live_server, browser, NARROW, names=names, schemes=("light",)):
+        reached.add(name)
+        page.locator("a.brand").focus()  # start where a keyboard starts: the top of the page
+        stops, previous = [], None
+        for _ in range(200):
+            page.keyboard.press("Tab")
+            stop = page.evaluate(FOCUSED)
+            if stop is None or stop["node"] in [s["node"] for s in stops]:
+                break  # out of the page, or round again
+            stops.append(stop)
+            assert stop["ring"], f"{name}: no focus ring on {stop['name']!r}"
+            if stop["sticky"]:
+                break
+            assert stop["bottom"] <= stop["barTop"], f"{name}: {stop['name']!r} is under the sticky bar"
+            if previous is not None:
+                assert stop["top"] >= previous["top"] - 8, (
+                    f"{name}: focus jumps up from {previous['name']!r} to {stop['name']!r}")
+            previous = stop
+        assert stops and stops[-1]["sticky"], f"{name}: the sticky action is not the last stop"
+    assert reached == set(names)

@@ -1,0 +1,192 @@
+"""At the table, in Debian Chromium at 390×844: a live scoreboard on a second phone, a second
+score keeper, and hands and buys entered while the connection is down."""
+
+from playwright import sync_api
+
+from scorekeeper.db import db
+from scorekeeper.models import GameRound, Result, RoundChange
+from tests.browser.conftest import hand, phone, row, shot, sign_up
+
+expect = sync_api.expect
+
+
+def start_game(page, names: str = "Ann, Bob, Cy") -> None:
+    page.get_by_role("link", name="+ New game").click()
+    page.get_by_label("Shanghai Rummy (10 contracts)").check()
+    page.locator("#new_players").fill(names)
+    page.get_by_role("button", name="Next: seating").click()
+    page.locator(".chip-choice", has_text="Ann").click()
+    page.get_by_role("button", name="Start game").click()
+    expect(page.locator("h1.contract")).to_have_text("Two sets of 3")
+
+
+def make_link(page, kind: str) -> str:
+    page.get_by_role("link", name="Share").click()
+    page.get_by_role("button", name=kind).click()
+    expect(page.locator(".qr-box svg")).to_be_visible()
+    return page.get_by_label(kind).last.input_value()
+
+
+def test_scoreboard_on_another_phone_follows_the_game_without_reloading(page, browser):
+    sign_up(page)
+    start_game(page)
+    link = make_link(page, "Scoreboard link")
+    shot(page, "20-share")
+    page.get_by_role("link", name="Back to round").click()
+
+    tv = phone(browser).new_page()  # no login: only the link
+    tv.goto(link)
+    expect(tv.locator("h1.contract")).to_have_text("Two sets of 3")
+    expect(tv.locator(".dealer-line")).to_contain_text("Dealer Ann · Bob plays first")
+    loads = []
+    tv.on("load", lambda _: loads.append(1))
+
+    row(page, "Cy").get_by_role("button", name="Buy for Cy").click()
+    cy = tv.locator(".live-table tr", has_text="Cy")
+    expect(cy.locator("td").first).to_have_text("1/3", timeout=5000)
+
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    page.locator(".chip-choice", has_text="Ann").click()
+    hand(page, "Bob").locator("[data-add='K']").click()
+    hand(page, "Cy").locator("[data-add='5']").click()
+    page.get_by_role("button", name="Check points").click()
+    page.get_by_role("button", name="Save round 1").click()
+    expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+
+    expect(tv.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4", timeout=5000)
+    expect(tv.locator(".live-table tbody th")).to_contain_text(["Ann", "Cy", "Bob"])  # lowest total first
+    expect(tv.locator(".live-table tbody td.num b")).to_have_text(["0", "5", "10"])
+    assert not loads, "the scoreboard reloaded instead of updating in place"
+    shot(tv, "21-live-scoreboard")
+
+
+def test_second_keeper_records_buys_from_its_own_phone(page, browser):
+    sign_up(page)
+    start_game(page)
+    link = make_link(page, "Score keeper link")
+
+    bob = phone(browser).new_page()
+    bob.goto(link)
+    expect(bob.locator("h1.contract")).to_have_text("Two sets of 3")
+    row(bob, "Ann").get_by_role("button", name="Buy for Ann").click()
+    expect(row(bob, "Ann").locator(".buy-count")).to_have_text("1/3")
+    page.get_by_role("link", name="Back to round").click()
+    expect(row(page, "Ann").locator(".buy-count")).to_have_text("1/3")
+
+
+def test_a_hand_entered_offline_is_kept_through_a_reload_and_stored_once(page):
+    app = page.app
+    sign_up(page)
+    start_game(page)
+    # The service worker has to be looking after the pages before the connection drops.
+    page.evaluate("navigator.serviceWorker.ready.then(() => null)")
+    page.reload()
+    expect(page.locator("h1.contract")).to_have_text("Two sets of 3")
+    assert page.evaluate("!!navigator.serviceWorker.controller")
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    expect(page.locator("[data-keypad]").first).to_be_visible()
+
+    page.context.set_offline(True)
+    page.locator(".chip-choice", has_text="Ann").click()
+    for card in ("K", "K", "5"):
+        hand(page, "Bob").locator(f"[data-add='{card}']").click()
+    hand(page, "Cy").locator("[data-add='JK']").click()
+    page.get_by_role("button", name="Check points").click()
+    expect(page.locator(".outbox")).to_contain_text("Saved on this phone — will send")
+    expect(page.locator(".outbox")).to_contain_text("Round 1 cards")
+
+    page.reload()  # offline: the phone's own copy of the page, and what was typed
+    expect(page.locator(".outbox")).to_contain_text("Round 1 cards")
+    expect(hand(page, "Bob").locator("[data-hand-points]")).to_have_text("25 pts")
+    expect(page.get_by_role("button", name="Saved on this phone — will send")).to_be_disabled()
+    shot(page, "22-offline-kept")
+    with app.app_context():
+        assert db.session.execute(db.select(RoundChange)).first() is None
+
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")  # as the phone does when Wi-Fi is back
+    expect(page.locator(".outbox")).to_contain_text("Sent 1 saved on this phone.")
+    expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+    with app.app_context():
+        assert len(db.session.execute(db.select(RoundChange)).all()) == 1
+        recorded = db.session.execute(
+            db.select(GameRound).where(GameRound.number == 1, GameRound.recorded_at.is_not(None))
+        ).scalars().all()
+        assert len(recorded) == 1
+        points = sorted(r.points for r in db.session.execute(
+            db.select(Result).where(Result.round_id == recorded[0].id)).scalars())
+        assert points == [0, 15, 25]  # Ann out, Cy's joker 15, Bob K K 5
+    assert page.evaluate("localStorage.getItem('scorekeeper-outbox')") == "[]"
+
+
+def test_buys_tapped_offline_show_at_once_and_are_sent_later(page):
+    app = page.app
+    sign_up(page)
+    start_game(page)
+    page.context.set_offline(True)
+    row(page, "Bob").get_by_role("button", name="Buy for Bob").click()
+    row(page, "Bob").get_by_role("button", name="Buy for Bob").click()
+    expect(row(page, "Bob").locator(".buy-count")).to_have_text("2/3")
+    expect(page.locator(".outbox li")).to_have_text(["Buy for Bob", "Buy for Bob"])
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    expect(page.locator(".outbox")).to_contain_text("Sent 2 saved on this phone.")
+    expect(row(page, "Bob").locator(".buy-count")).to_have_text("2/3")
+    with app.app_context():
+        buys = db.session.execute(db.select(Result.buys).where(Result.buys > 0)).scalars().all()
+    assert buys == [2]
+
+
+def test_cards_typed_survive_a_reload(page):
+    sign_up(page)
+    start_game(page)
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    page.locator(".chip-choice", has_text="Cy").click()
+    hand(page, "Ann").locator("[data-add='A']").click()
+    hand(page, "Bob").get_by_label("Or the total, counted by hand").fill("35")
+    page.reload()
+    expect(hand(page, "Ann").locator("[data-hand-points]")).to_have_text("15 pts")
+    expect(hand(page, "Bob").get_by_label("Or the total, counted by hand")).to_have_value("35")
+    expect(page.locator(".chip-choice input:checked")).to_have_count(1)
+    expect(hand(page, "Cy").locator("[data-out-note]")).to_be_visible()
+
+
+def test_cards_typed_come_back_after_a_buy_on_the_round_screen_with_the_new_buys(page):
+    sign_up(page)
+    start_game(page)
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    hand(page, "Bob").locator("[data-add='K']").click()
+    page.get_by_role("link", name="Standings").click()
+    page.get_by_role("link", name="Back to round").first.click()
+    row(page, "Bob").get_by_role("button", name="Buy for Bob").click()
+    expect(row(page, "Bob").locator(".buy-count")).to_have_text("1/3")
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    expect(hand(page, "Bob").locator("[data-hand-points]")).to_have_text("10 pts")
+    expect(hand(page, "Bob").get_by_label("Buys")).to_have_value("1")
+
+
+def test_going_out_with_a_bonus_shows_the_bonus_as_the_hands_points(page):
+    sign_up(page)
+    start_game(page)
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    page.locator(".chip-choice", has_text="Ann").click()
+    expect(hand(page, "Ann").locator("[data-hand-points]")).to_have_text("0")
+    page.get_by_label("Went out blind, no joker (-50)").check()
+    expect(hand(page, "Ann").locator("[data-hand-points]")).to_have_text("-50 pts")
+    page.get_by_label("Went out normally").check()
+    expect(hand(page, "Ann").locator("[data-hand-points]")).to_have_text("0")
+
+
+def test_screen_stays_on_during_a_game_and_the_toggle_turns_it_off(page):
+    sign_up(page)
+    start_game(page)
+    toggle = page.locator("[data-wake-lock]")
+    expect(toggle).to_be_visible()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    # Headless Chromium grants the lock on localhost, as a phone's browser does over HTTPS.
+    expect(toggle).to_have_text("Screen stays on ✓")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    expect(toggle).to_have_text("Keep screen on")
+    page.reload()
+    expect(page.locator("[data-wake-lock]")).to_have_attribute("aria-pressed", "false")
