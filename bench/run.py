@@ -55,7 +55,7 @@ def prepare(folder: Path, games: int, fresh_games: int) -> dict:
     """Seed a database and set up the games the endpoints need; returns ids for the URLs."""
     os.environ["SCOREKEEPER_INSTANCE_PATH"] = str(folder)  # its secret key is made there too
     os.environ.pop("SCOREKEEPER_DATABASE_URL", None)
-    from scorekeeper import accounts, create_app, rules, services
+    from scorekeeper import accounts, create_app, rules, services, sharing
     from scorekeeper.db import db
     from scorekeeper.demo import seed_demo
     from scorekeeper.models import FINISHED, Game, Player
@@ -78,6 +78,7 @@ def prepare(folder: Path, games: int, fresh_games: int) -> dict:
             entries = [services.HandEntry(player_id=players[n].id, went_out=(i == number),
                                           laid_down=True, counts={"K": 1, "5": 2}) for i, n in enumerate(PLAYERS)]
             services.record_round(playing, number, entries, version=0)
+        scoreboard = sharing.create(playing, "view", member)  # a phone or TV watching the game
         fresh = [services.start_game(family, variant, seats, first_dealer=0).id for _ in range(fresh_games)]
         finished = db.session.execute(
             db.select(Game.id).where(Game.status == FINISHED).order_by(Game.id.desc()).limit(40)
@@ -90,6 +91,7 @@ def prepare(folder: Path, games: int, fresh_games: int) -> dict:
             "other": players["Bob"].id,
             "player_ids": {n: players[n].id for n in PLAYERS},
             "member": member.get_id(),
+            "scoreboard": f"/live/{scoreboard.token}/board",
         }
         db.session.remove()
     return ids
@@ -317,6 +319,14 @@ def measure(games: int, options) -> dict:
             rows[name]["drawn"] = drawn.get(name)
             if name != "baseline /healthz":
                 rows[name]["kb"], rows[name]["external"] = page_weight_kb(port, path, cookie)
+
+        # Every open scoreboard asks every 2 s whether the game changed: almost always a 304.
+        board = ids["scoreboard"]
+        etag = request(port, "GET", board)[1]["ETag"]
+        if request(port, "GET", board, headers={"If-None-Match": etag})[0] != 304:
+            raise SystemExit("the scoreboard did not answer 304 to its own ETag")
+        jobs = [("GET", board, None, {"If-None-Match": etag})] * options.requests
+        rows["scoreboard poll (304)"] = summarise(*python_load(port, jobs, options.concurrency))
 
         body_headers = {"Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"}
         from urllib.parse import urlencode

@@ -34,7 +34,7 @@ login_manager.login_message_category = "info"
 # Pages anyone may open without signing in.
 PUBLIC = {
     "auth.welcome", "auth.signup", "auth.login", "auth.join", "main.healthz", "static",
-    "live.board", "live.board_state", "live.keep", "pwa.service_worker", "pwa.manifest", "pwa.offline",
+    "prints.rule_card", "live.board", "live.board_state", "live.keep", "pwa.service_worker", "pwa.manifest", "pwa.offline",
     "rulebook.index", "rulebook.show",  # a guest at the table may look up a rule
 }
 # What a score keeper's link opens, for its own game only: keeping score, not the family's history.

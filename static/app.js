@@ -288,8 +288,8 @@
       var done = document.createElement("p");
       done.className = "flash flash-" + (sent.problems.length ? "error" : "success");
       done.setAttribute("role", sent.problems.length ? "alert" : "status");
-      done.textContent = "Sent " + sent.count + " saved on this phone." +
-        (sent.problems.length ? " Not all were taken:" : "");
+      done.textContent = (sent.count === 1 ? "Sent the entry" : "Sent the " + sent.count + " entries") +
+        " saved on this phone." + (sent.problems.length ? " Not all were taken:" : "");
       box.appendChild(done);
       sent.problems.forEach(function (problem) {
         var line = document.createElement("p");

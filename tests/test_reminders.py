@@ -280,10 +280,11 @@ def test_rules_index_lists_every_preset_with_its_points_without_sign_in(app):
         assert visitor.get(f"/rules/{key}").status_code == 200
 
 
-def test_the_pdf_link_is_offered_only_to_members(client, app):
-    # A guest would only be sent to the sign-in page.
-    assert "/print/rules/online-11.pdf" not in strict_client(app, None).get("/rules/online-11").get_data(as_text=True)
-    assert "/print/rules/online-11.pdf" in client.get("/rules/online-11").get_data(as_text=True)
+def test_a_guest_can_print_the_rule_card_too(app):
+    guest = strict_client(app, None)
+    assert "/print/rules/online-11.pdf" in guest.get("/rules/online-11").get_data(as_text=True)
+    card = guest.get("/print/rules/online-11.pdf")
+    assert card.status_code == 200 and card.mimetype == "application/pdf"
 
 
 def test_unknown_rules_are_not_found(client, app):

@@ -105,7 +105,7 @@ def test_a_hand_entered_offline_is_kept_through_a_reload_and_stored_once(page):
 
     page.context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")  # as the phone does when Wi-Fi is back
-    expect(page.locator(".outbox")).to_contain_text("Sent 1 saved on this phone.")
+    expect(page.locator(".outbox")).to_contain_text("Sent the entry saved on this phone.")
     expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
     with app.app_context():
         assert len(db.session.execute(db.select(RoundChange)).all()) == 1
@@ -130,7 +130,7 @@ def test_buys_tapped_offline_show_at_once_and_are_sent_later(page):
     expect(page.locator(".outbox li")).to_have_text(["Buy for Bob", "Buy for Bob"])
     page.context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")
-    expect(page.locator(".outbox")).to_contain_text("Sent 2 saved on this phone.")
+    expect(page.locator(".outbox")).to_contain_text("Sent the 2 entries saved on this phone.")
     expect(row(page, "Bob").locator(".buy-count")).to_have_text("2/3")
     with app.app_context():
         buys = db.session.execute(db.select(Result.buys).where(Result.buys > 0)).scalars().all()
@@ -190,3 +190,41 @@ def test_screen_stays_on_during_a_game_and_the_toggle_turns_it_off(page):
     expect(toggle).to_have_text("Keep screen on")
     page.reload()
     expect(page.locator("[data-wake-lock]")).to_have_attribute("aria-pressed", "false")
+
+
+def test_a_hand_kept_offline_that_another_phone_recorded_meanwhile_is_reported(page, browser):
+    app = page.app
+    sign_up(page)
+    start_game(page)
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    page.context.set_offline(True)
+    page.locator(".chip-choice", has_text="Ann").click()
+    hand(page, "Bob").locator("[data-add='K']").click()
+    hand(page, "Cy").locator("[data-add='K']").click()
+    page.get_by_role("button", name="Check points").click()
+    expect(page.locator(".outbox")).to_contain_text("Round 1 cards")
+
+    # Meanwhile Ann's other phone, still online, records the hand differently.
+    other = phone(browser).new_page()
+    other.goto(page.base_url + "/login")
+    other.get_by_label("Username").fill("ann")
+    other.get_by_label("Password").fill("shuffle the decks")
+    other.get_by_role("button", name="Sign in").click()
+    other.locator(".game-tile").first.click()
+    other.get_by_role("link", name="Hand over — enter cards").click()
+    other.locator(".chip-choice", has_text="Cy").click()
+    hand(other, "Ann").locator("[data-add='5']").click()
+    hand(other, "Bob").locator("[data-add='5']").click()
+    other.get_by_role("button", name="Check points").click()
+    other.get_by_role("button", name="Save round 1").click()
+    expect(other.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    expect(page.locator(".outbox")).to_contain_text("Not all were taken")
+    expect(page.locator(".outbox")).to_contain_text(
+        "Round 1 cards: Round 1 was saved from another tap or phone in the meantime")
+    with app.app_context():
+        assert len(db.session.execute(db.select(RoundChange)).all()) == 1
+        points = sorted(db.session.execute(db.select(Result.points).where(Result.points > 0)).scalars())
+    assert points == [5, 5]  # the other phone's hand; this phone's (K and K) was not stored
