@@ -24,17 +24,37 @@ if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
 from playwright import sync_api  # noqa: E402
 
 
+class LiveServer:
+    """The app served on a loopback port, which a test can take off the network and back."""
+
+    def __init__(self, app, port: int = 0):
+        self.app = app
+        self.server = None
+        self.port = port
+
+    def start(self) -> None:
+        if self.server is not None:
+            return  # already serving
+        self.server = make_server("127.0.0.1", self.port, self.app, threaded=True)
+        self.port = self.server.server_port
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()  # connections are refused: to a phone, the network is gone
+        self.server = None
+
+
 @pytest.fixture
 def live_server(tmp_path):
     """A new instance (CSRF on, nobody signed up) served on a free loopback port;
-    ``app.base_url`` is its address."""
+    ``app.base_url`` is its address, ``app.live`` its ``LiveServer``."""
     app = make_app(tmp_path, family=None, keep=True, WTF_CSRF_ENABLED=True)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    app.base_url = f"http://127.0.0.1:{server.server_port}"
+    app.live = LiveServer(app)
+    app.live.start()
+    app.base_url = f"http://127.0.0.1:{app.live.port}"
     yield app
-    server.shutdown()
+    app.live.stop()
     drop_app(app)
 
 
