@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from sqlalchemy.orm import joinedload
+
 from .db import db
 from .models import IN_PROGRESS, KEEP, VIEW, Game, Member, ShareLink, utcnow
 from .services import commit_for
@@ -35,7 +37,10 @@ def find(token: str, kind: str | None = None) -> ShareLink | None:
     """The open link with this token (of this kind), or ``None``."""
     if not _TOKEN.fullmatch(token or ""):
         return None
-    link = db.session.execute(db.select(ShareLink).where(ShareLink.token == token)).scalar_one_or_none()
+    # With its game: every scoreboard poll asks whether that game is over.
+    link = db.session.execute(
+        db.select(ShareLink).where(ShareLink.token == token).options(joinedload(ShareLink.game))
+    ).scalar_one_or_none()
     if link is None or (kind and link.kind != kind) or not is_open(link):
         return None
     return link

@@ -182,12 +182,13 @@
     return fetch(item.url, { method: "POST", body: body, credentials: "same-origin" });
   }
 
+  var FOCUSABLE = "button, a, input";
+
   // Draw the page the server answered with in place of this one, keeping the place on it.
   function show(html, url) {
     var doc = new DOMParser().parseFromString(html, "text/html");
     var active = document.activeElement;
-    var focusables = Array.prototype.slice.call(document.querySelectorAll("button, a, input"));
-    var focusIndex = focusables.indexOf(active);
+    var focusIndex = Array.prototype.indexOf.call(document.querySelectorAll(FOCUSABLE), active);
     var label = active && active.getAttribute("aria-label");
     var samePage = url === location.href.split("#")[0];
     document.title = doc.title;
@@ -198,7 +199,7 @@
     if (!samePage) window.scrollTo(0, 0);
     // Focus stays on the button just pressed (by its name, else its place), or goes to the news.
     var again = (label && document.querySelector('[aria-label="' + label.replace(/"/g, '\\"') + '"]')) ||
-      (samePage && focusIndex >= 0 && document.querySelectorAll("button, a, input")[focusIndex]);
+      (samePage && focusIndex >= 0 && document.querySelectorAll(FOCUSABLE)[focusIndex]);
     var message = document.querySelector(".flash, .row-message");
     if (again && !again.disabled) {
       again.focus({ preventScroll: true });

@@ -34,6 +34,18 @@ def start_game(page, names: str = "Ann, Bob, Cy") -> None:
     expect(page.locator("h1.contract")).to_have_text("Two sets of 3")
 
 
+def record_first_hand(page, went_out: str, cards: dict[str, list[str]]) -> None:
+    """End round 1 by tapping: who went out, the others' cards; then check and save."""
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    page.locator(".chip-choice", has_text=went_out).click()
+    for name, keys in cards.items():
+        for key in keys:
+            hand(page, name).locator(f"[data-add='{key}']").click()
+    page.get_by_role("button", name="Check points").click()
+    page.get_by_role("button", name="Save round 1").click()
+    expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+
+
 def make_link(page, kind: str) -> str:
     page.get_by_role("link", name="Share").click()
     page.get_by_role("button", name=kind).click()
@@ -59,13 +71,7 @@ def test_scoreboard_on_another_phone_follows_the_game_without_reloading(page, br
     cy = tv.locator(".live-table tr", has_text="Cy")
     expect(cy.locator("td").first).to_have_text("1/3", timeout=5000)
 
-    page.get_by_role("link", name="Hand over — enter cards").click()
-    page.locator(".chip-choice", has_text="Ann").click()
-    hand(page, "Bob").locator("[data-add='K']").click()
-    hand(page, "Cy").locator("[data-add='5']").click()
-    page.get_by_role("button", name="Check points").click()
-    page.get_by_role("button", name="Save round 1").click()
-    expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+    record_first_hand(page, "Ann", {"Bob": ["K"], "Cy": ["5"]})
 
     expect(tv.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4", timeout=5000)
     expect(tv.locator(".live-table tbody th")).to_contain_text(["Ann", "Cy", "Bob"])  # lowest total first
@@ -224,13 +230,7 @@ def test_a_hand_kept_offline_that_another_phone_recorded_meanwhile_is_reported(p
     other.get_by_label("Password").fill("shuffle the decks")
     other.get_by_role("button", name="Sign in").click()
     other.locator(".game-tile").first.click()
-    other.get_by_role("link", name="Hand over — enter cards").click()
-    other.locator(".chip-choice", has_text="Cy").click()
-    hand(other, "Ann").locator("[data-add='5']").click()
-    hand(other, "Bob").locator("[data-add='5']").click()
-    other.get_by_role("button", name="Check points").click()
-    other.get_by_role("button", name="Save round 1").click()
-    expect(other.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+    record_first_hand(other, "Cy", {"Ann": ["5"], "Bob": ["5"]})
 
     connection_back(page)
     expect(page.locator(".outbox")).to_contain_text("Not all were taken")
