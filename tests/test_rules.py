@@ -23,7 +23,11 @@ from scorekeeper.rules import (
     table_problems,
 )
 
-SPEC_PATH = Path(__file__).resolve().parents[2] / "shared/rules/variants.md"
+# The specification beside the repository (../shared), and the copy the repository carries so a
+# clone anywhere can check against it; test_spec_copy_is_current keeps the two the same.
+SHARED_SPEC = Path(__file__).resolve().parents[2] / "shared/rules/variants.md"
+SPEC_COPY = Path(__file__).resolve().parent / "spec/variants.md"
+SPEC_PATH = SHARED_SPEC if SHARED_SPEC.is_file() else SPEC_COPY
 
 # ---------------------------------------------------------------------------------------------
 # variants.md, transcribed by hand
@@ -627,11 +631,18 @@ def _ci() -> bool:
 
 def _spec_text() -> str:
     if not SPEC_PATH.is_file():
-        message = f"{SPEC_PATH} not found (the repo is expected to be cloned beside shared/)"
+        message = f"{SPEC_PATH} not found"
         if _ci():
             pytest.fail(message + "; CI is set, so this is an error, not a skip")
         pytest.skip(message)
     return SPEC_PATH.read_text(encoding="utf-8")
+
+
+def test_spec_copy_is_current():
+    """tests/spec/variants.md is the same as shared/rules/variants.md, where that is beside us."""
+    if not SHARED_SPEC.is_file():
+        pytest.skip(f"{SHARED_SPEC} is not beside this clone; the copy stands in for it")
+    assert SPEC_COPY.read_bytes() == SHARED_SPEC.read_bytes(), "copy shared/rules/variants.md to tests/spec/"
 
 
 def _cells(line: str) -> list[str]:

@@ -1,6 +1,6 @@
 """A whole game of each preset, every round played by tapping, at phone size (390×844).
 
-Everything the test expects comes from /work/shared/rules/variants.md, copied here by hand:
+Everything the test expects comes from shared/rules/variants.md (tests/spec/variants.md), copied here by hand:
 the contracts, cards dealt, buy limits, the point table and the going-out bonuses. The
 scores are worked out from those literals, never with the app's own scoring code, and the
 final totals are also written out as hand-worked numbers that the point table must agree
