@@ -82,12 +82,14 @@ def create_app(test_config: dict | None = None) -> Flask:
         errors,
         games,
         history,
+        house_rules,
         live,
         main,
         prints,
         pwa,
         rounds,
         rulebook,
+        rules,
         schema,
         security,
         speed,
@@ -106,6 +108,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(history.bp)
     app.register_blueprint(live.bp)
     app.register_blueprint(pwa.bp)
+    app.register_blueprint(house_rules.bp)
+    app.jinja_env.globals["preset_keys"] = frozenset(rules.VARIANTS)  # their rules pages are public
+    # Capital first letter, the rest as written ("pair of Aces"), unlike Jinja's capitalize.
+    app.jinja_env.filters["sentence"] = lambda text: text[:1].upper() + text[1:]
     errors.init_app(app)
     cli.init_app(app)
     speed.init_app(app)

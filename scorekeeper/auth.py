@@ -40,6 +40,7 @@ PUBLIC = {
 # What a score keeper's link opens, for its own game only: keeping score, not the family's history.
 KEEPER_PAGES = {
     "games.play", "games.buy", "games.unbuy", "games.down", "rounds.score", "rounds.standings", "rounds.undo",
+    "rulebook.game", "prints.game_rule_card",
 }
 
 

@@ -28,12 +28,14 @@ def game_or_404(game_id: int) -> Game:
 @bp.route("/new", methods=["GET", "POST"])
 def new():
     family = services.current_family()
-    form = NewGameForm(services.family_players(family))
+    form = NewGameForm(services.family_players(family), services.family_variants(family))
+    if request.method == "GET" and request.args.get("variant") in form.variants:
+        form.variant.data = request.args["variant"]  # "New game with these rules"
     if form.validate_on_submit():
-        variant = rules.get_variant(form.variant.data)
+        variant = form.variants[form.variant.data]
         seating = SeatingForm(formdata=None, variant=variant.key)
         return _render_seating(seating, variant, form.seating)
-    return render_template("games/new.html", form=form, variants=rules.VARIANTS)
+    return render_template("games/new.html", form=form, variants=form.variants)
 
 
 def _seats_from_request(family) -> list[tuple[str, str]] | None:
@@ -71,7 +73,7 @@ def _render_seating(form: SeatingForm, variant: rules.Variant, seats):
 def seating():
     family = services.current_family()
     form = SeatingForm()
-    variant = rules.VARIANTS.get(form.variant.data or "")
+    variant = services.family_variants(family).get(form.variant.data or "")
     seats = _seats_from_request(family)
     if variant is None or not seats:
         flash("The new game form was incomplete; please start again.", "error")
@@ -137,6 +139,7 @@ def play(game_id: int):
         players=players,
         first_player=players[rules.first_player_seat(round_.dealer, len(players))],
         upcoming=[(r, players[r.dealer]) for r in upcoming],
+        limits=services.buy_limits(game, round_),
         standings=services.standings(game),
     )
 

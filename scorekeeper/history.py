@@ -18,7 +18,7 @@ from flask import (
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 
-from . import charts, rules, services, stats, transfer
+from . import charts, services, stats, transfer
 from .db import db
 from .games import game_or_404
 from .models import ABANDONED, FINISHED, IN_PROGRESS, Player
@@ -55,9 +55,10 @@ def index():
     players = services.family_players(family)
     errors: dict[str, str] = {}
     player_arg = request.args.get("player", "")
+    names = services.variant_names(family)
     filters = stats.HistoryFilters(
         player_id=int(player_arg) if services.is_number(player_arg) and int(player_arg) <= services.MAX_ID else None,
-        variant_key=request.args.get("preset") if request.args.get("preset") in rules.VARIANTS else None,
+        variant_key=request.args.get("preset") if request.args.get("preset") in names else None,
         status=request.args.get("status") if request.args.get("status") in STATUS_LABELS else None,
         date_from=_date_arg("from", errors),
         date_to=_date_arg("to", errors),
@@ -71,7 +72,7 @@ def index():
         "history/index.html",
         result=result,
         players=players,
-        variants=rules.VARIANTS,
+        variant_names=names,
         statuses=STATUS_LABELS,
         args=request.args,
         errors=errors,
@@ -100,7 +101,7 @@ def player(player_id: int):
         label=f"{person.name}'s average final score by month",
     )
     return render_template(
-        "history/player.html", figures=figures, chart=chart, variants=rules.VARIANTS
+        "history/player.html", figures=figures, chart=chart, variant_names=services.variant_names(family)
     )
 
 

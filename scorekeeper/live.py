@@ -82,6 +82,8 @@ def _board(link) -> dict:
         board["first_player"] = players[rules.first_player_seat(round_.dealer, len(players))]
         board["rules_round"] = round_.rules
         board["reminders"] = rules.round_reminders(game.variant, round_.rules)
+        board["limits"] = services.buy_limits(game, round_)
+        board["live"] = True
     return board
 
 

@@ -295,3 +295,31 @@ class Submission(db.Model):
     family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
     key: Mapped[str] = mapped_column(String(64))
     at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
+# -- house rules --------------------------------------------------------------------------
+
+HOUSE_PREFIX = "house-"
+
+
+class HouseRules(db.Model):
+    """A family's own variant, written in the editor. A game copies it when it starts, so
+    editing or deleting it later leaves recorded games as they were."""
+
+    __tablename__ = "house_rules"
+    __table_args__ = (UniqueConstraint("family_id", "name", name="uq_house_rules_family_name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
+    name: Mapped[str] = mapped_column(String(80))
+    rules: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    @property
+    def key(self) -> str:
+        return f"{HOUSE_PREFIX}{self.id}"
+
+    @property
+    def variant(self) -> Variant:
+        return Variant.from_dict({**self.rules, "key": self.key, "name": self.name})

@@ -65,17 +65,50 @@ def _point_key(variant: rules.Variant) -> str:
     return " · ".join(parts)
 
 
+def _variant(variant: rules.Variant | str) -> rules.Variant:
+    """A variant, or the preset with this key."""
+    if isinstance(variant, rules.Variant):
+        return variant
+    try:
+        return rules.get_variant(variant)
+    except KeyError:
+        raise PrintError(f"Unknown preset '{variant}'. Known: {', '.join(rules.VARIANTS)}.") from None
+
+
+def going_out_score(variant: rules.Variant) -> str:
+    """What going out scores, in words: ``Going out scores −10 × the round number``."""
+    if not variant.going_out_bonus:
+        return "Going out scores 0"
+    per = " × the round number" if variant.going_out_per_round else ""
+    return f"Going out scores \u2212{variant.going_out_bonus}{per}"
+
+
+def _buys(n: int) -> str:
+    return f"{n} buy" if n == 1 else f"{n} buys"
+
+
+def _round_numbers(numbers: list[int]) -> str:
+    """``round 3``, ``rounds 1–8`` or ``rounds 1, 3 and 5``."""
+    if len(numbers) == 1:
+        return f"round {numbers[0]}"
+    if numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"rounds {numbers[0]}–{numbers[-1]}"
+    return "rounds " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
+
+
 def _buy_key(variant: rules.Variant) -> str:
     limits = sorted({r.buy_limit for r in variant.rounds})
     if len(limits) == 1:
-        limit = f"{limits[0]} buys per hand"
+        limit = f"{_buys(limits[0])} per hand"
     else:
         by_limit = {}
         for r in variant.rounds:
             by_limit.setdefault(r.buy_limit, []).append(r.number)
-        limit = ", ".join(
-            f"{n} buys in rounds {nums[0]}–{nums[-1]}" for n, nums in sorted(by_limit.items())
-        )
+        limit = ", ".join(f"{_buys(n)} in {_round_numbers(nums)}" for n, nums in sorted(by_limit.items()))
+    if variant.buys_counted == "carry":
+        limit += ", and buys not used carry over to the next hand"
+    elif variant.buys_counted == "game":
+        limit = f"{_buys(variant.buys_per_game)} in the whole game ({limit} at most)"
     down = "" if variant.down_may_buy else "; no buying after laying down"
     return f"{limit}; a buy brings {variant.cards_per_buy} cards{down}."
 
@@ -102,17 +135,14 @@ def _rows(variant: rules.Variant, numbers: list[int], names: list[str] | None, f
 
 
 def blank_sheet(
-    variant_key: str,
+    variant: rules.Variant | str,
     players: list[str] | int,
     first_dealer: str | None = None,
     skip_first_hand: bool = False,
     today: date | None = None,
 ) -> dict:
     """A score sheet to fill in by hand: names (or a number of empty columns), dealers by round."""
-    try:
-        variant = rules.get_variant(variant_key)
-    except KeyError:
-        raise PrintError(f"Unknown preset '{variant_key}'. Known: {', '.join(rules.VARIANTS)}.") from None
+    variant = _variant(variant)
     if isinstance(players, int):
         count, names = players, None
     else:
@@ -200,15 +230,14 @@ def _variant_summary(variant: rules.Variant, players: int) -> dict:
         "points": _point_key(variant),
         "buying": _buy_key(variant),
         "bonuses": [f"{b.label}: {b.points}" for b in variant.bonuses],
+        "going_out": going_out_score(variant).removeprefix("Going out scores ").replace("the round number", "round"),
     }
 
 
-def rule_card(variant_key: str) -> dict:
-    """Everything a table needs to know about a preset, for one printed page."""
-    try:
-        variant = rules.get_variant(variant_key)
-    except KeyError:
-        raise PrintError(f"Unknown preset '{variant_key}'. Known: {', '.join(rules.VARIANTS)}.") from None
+def rule_card(variant: rules.Variant | str) -> dict:
+    """Everything a table needs to know about a variant (or the preset with this key), for one
+    printed page."""
+    variant = _variant(variant)
     decks = []
     for rule in variant.deck_rules:
         band = f"{rule.min_players}–{rule.max_players}" if rule.max_players > rule.min_players else str(rule.min_players)
@@ -220,7 +249,10 @@ def rule_card(variant_key: str) -> dict:
         "dealt": dealt,
         "points": _point_key(variant),
         "buying": _buy_key(variant),
+        "going_out_score": going_out_score(variant),
+        "notes": [note for note in variant.notes if "deals first" not in note],  # that one goes with the deal
         "joker_limits": variant.joker_limits,
+        "preset": variant.key in rules.VARIANTS,
     }
 
 

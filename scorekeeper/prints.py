@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, make_response, render_template, request
 
-from . import printing, rules, services
+from . import printing, services
 from .games import game_or_404
 
 bp = Blueprint("prints", __name__)
@@ -37,13 +37,15 @@ def _send(document: printing.Document):
 
 @bp.get("/print")
 def blank_form():
-    """The page to make blank score sheets for any preset."""
-    return render_template("prints/blank.html", variants=rules.VARIANTS, args=request.args, paper=_paper(), error=None)
+    """The page to make blank score sheets for any preset or the family's own rules."""
+    variants = services.family_variants(services.current_family())
+    return render_template("prints/blank.html", variants=variants, args=request.args, paper=_paper(), error=None)
 
 
 @bp.get("/print/sheet.pdf")
 def blank_sheet():
     args = request.args
+    variants = services.family_variants(services.current_family())
     names = [n for n in args.get("players", "").replace("\n", ",").split(",") if n.strip()]
     count = args.get("count", "").strip()
     try:
@@ -53,15 +55,17 @@ def blank_sheet():
             players = int(count)
         else:
             raise printing.PrintError("Type the players' names, or how many players there are.")
+        if args.get("variant") not in variants:
+            raise printing.PrintError("Choose the rules to print.")
         sheet = printing.blank_sheet(
-            args.get("variant", ""),
+            variants[args["variant"]],
             players,
             first_dealer=args.get("first_dealer", "").strip() or None,
             skip_first_hand=args.get("skip_first_hand") == "y",
         )
         document = printing.sheet_document(sheet, _paper())
     except printing.PrintError as error:
-        page = render_template("prints/blank.html", variants=rules.VARIANTS, args=args, paper=_paper(), error=str(error))
+        page = render_template("prints/blank.html", variants=variants, args=args, paper=_paper(), error=str(error))
         return page, 400
     return _send(document)
 
@@ -71,6 +75,13 @@ def game_sheet(game_id: int):
     game = game_or_404(game_id)
     sheet = printing.filled_sheet(game, services.current_family().name)
     return _send(printing.sheet_document(sheet, _paper()))
+
+
+@bp.get("/games/<int:game_id>/rules.pdf")
+def game_rule_card(game_id: int):
+    """The rule card of the rules a game is played by (its own copy)."""
+    game = game_or_404(game_id)
+    return _send(printing.rule_card_document(printing.rule_card(game.variant), _paper()))
 
 
 @bp.get("/print/rules/<key>.pdf")

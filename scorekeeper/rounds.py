@@ -24,17 +24,20 @@ def _round_or_404(game, number: int) -> GameRound:
         abort(404)
 
 
-def _stored_data(round_: GameRound) -> dict:
+def _stored_data(round_: GameRound, variant) -> dict:
     """The form's starting values: what is stored for this hand (live buys and marks included)."""
     data = {"version": round_.version}
+    out_codes = {b.code for b in variant.bonuses if not b.anyone}
     for result in round_.results:
-        hand = {"laid_down": result.laid_down, "buys": result.buys, "total": result.hand_total}
+        codes = result.bonus_code.split()
+        hand = {"laid_down": result.laid_down, "buys": result.buys, "total": result.hand_total,
+                "event": any(b.anyone and b.code in codes for b in variant.bonuses)}
         for code, n in services.card_counts(result.cards).items():
             hand[f"k_{code}"] = n
         data[f"p{result.player_id}"] = SimpleNamespace(**hand)
         if result.went_out:
             data["went_out"] = str(result.player_id)
-            data["bonus"] = result.bonus_code
+            data["bonus"] = next((c for c in codes if c in out_codes), "")
     return data
 
 
@@ -48,8 +51,9 @@ def score(game_id: int, number: int):
 
     variant, players = game.variant, game.players
     decks = variant.decks_for(len(players))
-    kwargs = {} if request.method == "POST" else _stored_data(round_)
-    form = entry_form(variant, round_.rules, decks, players, **kwargs)
+    kwargs = {} if request.method == "POST" else _stored_data(round_, variant)
+    limits = services.buy_limits(game, round_)
+    form = entry_form(variant, round_.rules, decks, players, limits, **kwargs)
     editing = round_.recorded_at is not None
     action = request.form.get("action")
 
@@ -100,6 +104,7 @@ def _entry_page(form, game, round_: GameRound, editing: bool):
         rules_round=round_.rules,
         variant=game.variant,
         players=game.players,
+        limits=form.limits,
         editing=editing,
     )
 
@@ -120,7 +125,7 @@ def _review(game, round_: GameRound, entries) -> dict:
     standing = services.standings(game)
     lines = []
     for player, entry, old in zip(game.players, entries, round_.results):
-        points, bonus = services.hand_points(game.variant, entry)
+        points, bonus = services.hand_points(game.variant, entry, round_.number)
         before = standing.total_of(player) - (old.points if round_.recorded_at else 0)
         lines.append(
             SimpleNamespace(

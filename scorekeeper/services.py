@@ -5,6 +5,7 @@ Every function that writes commits once at the end, so a refused request leaves 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +27,7 @@ from .models import (
     Family,
     Game,
     GameRound,
+    HouseRules,
     Member,
     Player,
     PlayerGame,
@@ -141,6 +143,111 @@ def family_players(family: Family) -> list[Player]:
             db.select(Player).where(Player.family_id == family.id).order_by(Player.name)
         ).scalars()
     )
+
+
+# -- house rules --------------------------------------------------------------------------
+
+
+def house_rules(family: Family) -> list[HouseRules]:
+    """The family's own variants, by name."""
+    return list(db.session.execute(
+        db.select(HouseRules).where(HouseRules.family_id == family.id).order_by(HouseRules.name)
+    ).scalars())
+
+
+def load_house_rules(family: Family, rules_id: int) -> HouseRules | None:
+    """One of the family's own variants; ``None`` for an unknown id or another family's."""
+    if rules_id > MAX_ID:
+        return None
+    return db.session.execute(
+        db.select(HouseRules).where(HouseRules.id == rules_id, HouseRules.family_id == family.id)
+    ).scalar()
+
+
+def save_house_rules(family: Family, variant: rules.Variant, row: HouseRules | None = None) -> HouseRules:
+    """Store ``variant`` as new house rules, or over ``row``. Games already started keep the
+    snapshot they took, so this never changes a recorded score."""
+    taken = db.session.execute(
+        db.select(HouseRules.id).where(
+            HouseRules.family_id == family.id,
+            db.func.lower(HouseRules.name) == variant.name.lower(),
+            HouseRules.id != (row.id if row else -1),
+        )
+    ).first()
+    if taken:
+        raise RuleError(f"Your family already has rules called “{variant.name}”.")
+    row = _store_house_rules(family, variant, row)
+    try:
+        commit_for(family.id)
+    except IntegrityError:  # the same name saved from another phone a moment ago
+        db.session.rollback()
+        raise RuleError(f"Your family already has rules called “{variant.name}”.") from None
+    return row
+
+
+def _store_house_rules(family: Family, variant: rules.Variant, row: HouseRules | None = None) -> HouseRules:
+    if row is None:
+        row = HouseRules(family_id=family.id, name=variant.name, rules={})
+        db.session.add(row)
+        db.session.flush()  # the id makes the key
+    row.name = variant.name
+    row.rules = {**variant.to_dict(), "key": row.key}
+    row.updated_at = utcnow()
+    return row
+
+
+def add_imported_rules(family: Family, variant: rules.Variant) -> tuple[HouseRules, bool]:
+    """Add a variant read from a file, without committing: ``(row, added)``. A name the family
+    already uses gets a number; rules the family already has under that name are not added twice."""
+    rows = house_rules(family)
+    same = _same_rules(variant)
+    for row in rows:
+        if row.name.casefold() == variant.name.casefold() and _same_rules(row.variant) == same:
+            return row, False
+    taken = {row.name.casefold() for row in rows}
+    name, n = variant.name, 1
+    while name.casefold() in taken:
+        n += 1
+        name = f"{variant.name[:70]} ({n})"
+    return _store_house_rules(family, dataclasses.replace(variant, name=name)), True
+
+
+def _same_rules(variant: rules.Variant) -> dict:
+    return {k: v for k, v in variant.to_dict().items() if k != "key"}
+
+
+def import_house_rules(family: Family, variant: rules.Variant) -> tuple[HouseRules, bool]:
+    """Store a variant read from a file (see ``add_imported_rules``)."""
+    row, added = add_imported_rules(family, variant)
+    if added:
+        commit_for(family.id)
+    return row, added
+
+
+def delete_house_rules(row: HouseRules) -> None:
+    """Remove house rules; games played with them keep their own copy."""
+    family_id = row.family_id
+    db.session.delete(row)
+    commit_for(family_id)
+
+
+def family_variants(family: Family) -> dict[str, rules.Variant]:
+    """Every variant a new game can use: the presets, then the family's own."""
+    return {**rules.VARIANTS, **{row.key: row.variant for row in house_rules(family)}}
+
+
+def variant_names(family: Family) -> dict[str, str]:
+    """Names for every rules key in the family's games and variants, for filters and tables;
+    rules since deleted are named as the last game played with them recorded them."""
+    names = {key: v.name for key, v in family_variants(family).items()}
+    latest = (
+        db.select(db.func.max(Game.id))
+        .where(Game.family_id == family.id, Game.variant_key.not_in(list(names)))
+        .group_by(Game.variant_key)
+    )
+    for game in db.session.execute(db.select(Game).where(Game.id.in_(latest))).scalars():
+        names[game.variant_key] = f"{game.rules.get('name', game.variant_key)} (deleted)"
+    return names
 
 
 # -- games --------------------------------------------------------------------------------
@@ -264,7 +371,7 @@ def buy(game: Game, number: int, player_id: int) -> None:
     round_ = _open_round(game, number)
     name = _seat_name(game, player_id)
     result = round_.result_for(player_id)
-    limit = round_.rules.buy_limit
+    limit = buy_limits(game, round_)[player_id]
     if result.laid_down and not game.variant.down_may_buy:
         raise RuleError(f"{name} has laid down and may not buy any more this hand.")
     _claim_open_round(round_)
@@ -276,8 +383,25 @@ def buy(game: Game, number: int, player_id: int) -> None:
     ).rowcount
     if not changed:
         db.session.rollback()
+        if game.variant.buys_counted == "game" and limit < round_.rules.buy_limit:
+            raise RuleError(f"{name} has used all {game.variant.buys_per_game} buys of this game.")
         raise RuleError(f"{name} has used all {limit} buys this round.")
     commit_for(game.family_id)
+
+
+def buy_limits(game: Game, round_: GameRound) -> dict[int, int]:
+    """Each player's buy limit in ``round_``: the round's own, more with unused buys carried
+    over, or what is left of the game's allowance."""
+    variant = game.variant
+    if variant.buys_counted == "hand":  # no need to load the earlier hands
+        return {seat.player_id: round_.rules.buy_limit for seat in game.seats}
+    earlier = [r for r in game.rounds if r.position < round_.position]
+    return {
+        seat.player_id: variant.buys_allowed(
+            round_.rules, [(r.rules, r.result_for(seat.player_id).buys) for r in earlier]
+        )
+        for seat in game.seats
+    }
 
 
 def undo_buy(game: Game, number: int, player_id: int) -> None:
@@ -339,7 +463,7 @@ class HandEntry:
     buys: int = 0
     counts: Mapping[str, int] = field(default_factory=dict)
     hand_total: int | None = None
-    bonus_code: str = ""
+    bonus_code: str = ""  # codes of the bonuses earned, space-separated
 
 
 def cards_text(variant: rules.Variant, counts: Mapping[str, int]) -> str:
@@ -357,14 +481,17 @@ def card_counts(cards: str) -> dict[str, int]:
     return counts
 
 
-def hand_points(variant: rules.Variant, entry: HandEntry) -> tuple[int, int]:
-    """``(points, bonus)`` for one player, recomputed from the cards on the server."""
+def hand_points(variant: rules.Variant, entry: HandEntry, round_number: int) -> tuple[int, int]:
+    """``(points, bonus)`` for one player, recomputed from the cards on the server; the points
+    include the bonus (going out, the way out, a named event)."""
+    codes = entry.bonus_code.split()
+    bonus = sum(b.points for b in variant.bonuses if b.code in codes and (b.anyone or entry.went_out))
     if entry.went_out:
-        bonus = next((b.points for b in variant.bonuses if b.code == entry.bonus_code), 0)
+        bonus += variant.going_out_points(round_number)
         return bonus, bonus
     if entry.hand_total is not None:
-        return entry.hand_total, 0
-    return rules.score_keys(variant, entry.counts), 0
+        return entry.hand_total + bonus, bonus
+    return rules.score_keys(variant, entry.counts) + bonus, bonus
 
 
 def record_round(
@@ -405,7 +532,7 @@ def record_round(
     by_player = {e.player_id: e for e in entries}
     for result in round_.results:
         entry = by_player[result.player_id]
-        points, bonus = hand_points(variant, entry)
+        points, bonus = hand_points(variant, entry, number)
         result.went_out = entry.went_out
         result.laid_down = entry.laid_down or entry.went_out
         result.buys = entry.buys
@@ -413,7 +540,7 @@ def record_round(
             variant, entry.counts
         )
         result.hand_total = None if entry.went_out else entry.hand_total
-        result.bonus_code = entry.bonus_code if entry.went_out else ""
+        result.bonus_code = entry.bonus_code
         result.bonus = bonus
         result.points = points
         _mark_changed(result, RESULT_FIELDS)

@@ -17,6 +17,8 @@ from datetime import datetime
 from sqlalchemy.orm import selectinload
 
 from . import rules, services
+from .rules import house
+from .rules.variants import BUYS_COUNTED
 from .db import db
 from .models import (
     ABANDONED,
@@ -25,6 +27,7 @@ from .models import (
     Family,
     Game,
     GameRound,
+    HouseRules,
     Player,
     Result,
     Seat,
@@ -33,6 +36,8 @@ from .models import (
 
 FORMAT = "scorekeeper-export"
 VERSION = 1
+VARIANT_FORMAT = "scorekeeper-variant"
+VARIANT_FILE_LIMIT = 64 * 1024  # a variant is a few KB
 BATCH = 200
 STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
 LIMIT = 10**9  # no count, score or position in a real game comes near this
@@ -124,6 +129,7 @@ def export_json(family: Family) -> Iterator[str]:
         "exported_at": _time(utcnow()),
         "family": {"name": family.name},
         "players": players,
+        "house_rules": [{"key": row.key, "name": row.name, "rules": row.rules} for row in services.house_rules(family)],
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "games": ['
     for index, game in enumerate(_games(family)):
@@ -200,18 +206,24 @@ def _when(obj, key, where, required=True) -> datetime | None:
         raise TransferError(f"{where}.{key}: '{value[:40]}' is not a date and time.") from None
 
 
-def parse(text: str | bytes) -> dict:
-    """Read and check an export completely; nothing is written. ``TransferError`` says what is wrong."""
+def _read(text: str | bytes, format_: str, what: str, short: str) -> dict:
+    """JSON text in ``format_`` (an export or a rules file) as a dict, its format and version checked."""
     try:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError) as error:
         raise TransferError(f"This is not a JSON file ({error}).") from None
     except RecursionError:
-        raise TransferError("This is not a Scorekeeper export (it is nested far too deeply).") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise TransferError("This is not a Scorekeeper export (its 'format' is not 'scorekeeper-export').")
+        raise TransferError(f"This is not a {what} (it is nested far too deeply).") from None
+    if not isinstance(data, dict) or data.get("format") != format_:
+        raise TransferError(f"This is not a {what} (its 'format' is not '{format_}').")
     if type(data.get("version")) is not int or data["version"] != VERSION:
-        raise TransferError(f"This export is version {data.get('version')!r}; this app reads version {VERSION}.")
+        raise TransferError(f"This {short} is version {data.get('version')!r}; this app reads version {VERSION}.")
+    return data
+
+
+def parse(text: str | bytes) -> dict:
+    """Read and check an export completely; nothing is written. ``TransferError`` says what is wrong."""
+    data = _read(text, FORMAT, "Scorekeeper export", "export")
     _need(_need(data, "family", dict, "export"), "name", str, "family", longest=FAMILY_NAME_LENGTH)
     names = set()
     for i, player in enumerate(_need(data, "players", list, "export")):
@@ -222,6 +234,17 @@ def parse(text: str | bytes) -> dict:
             raise TransferError(f"players[{i}].name: '{name}' appears twice.")
         names.add(name.casefold())
         _when(player, "created_at", f"players[{i}]")
+    # Exports made before house rules existed have none.
+    data.setdefault("house_rules", [])
+    for i, entry in enumerate(_need(data, "house_rules", list, "export")):
+        where = f"house_rules[{i}]"
+        key = _need(entry, "key", str, where)
+        if not KEY.fullmatch(key):
+            raise TransferError(f"{where}.key: '{key[:40]}' is not a rules key.")
+        name = _need(entry, "name", str, where, longest=HouseRules.__table__.c.name.type.length)
+        if not name.strip():
+            raise TransferError(f"{where}.name: the rules need a name.")
+        _check_rules(_need(entry, "rules", dict, where), key, f"{where}.rules")
     uids = set()
     for g, game in enumerate(_need(data, "games", list, "export")):
         _check_game(game, f"games[{g}]", names)
@@ -320,16 +343,47 @@ def _check_rules(data: dict, key: str, where: str) -> rules.Variant:
     numbers += [n for d in variant.deck_rules for n in (d.min_players, d.max_players, d.decks, d.jokers)]
     numbers += [n for r in variant.rounds for n in (r.number, r.cards_dealt, r.buy_limit, *(m.size for m in r.melds))]
     numbers += [b.points for b in variant.bonuses] + [s.points for s in variant.suit_cards]
+    numbers += [variant.going_out_bonus, variant.buys_per_game, variant.buys_per_turn, variant.min_natural]
+    # Each limit is (kind, size, most); a limit of another shape is refused by well_typed below.
+    numbers += [n for limit in variant.joker_limits for n in limit[1:]]
     if any(type(n) is not int or not -LIMIT <= n <= LIMIT for n in numbers):
         raise TransferError(f"{where}: every count and point value must be a whole number.")
     if not rules.well_typed(variant):
         raise TransferError(f"{where}: a rule holds the wrong kind of value (text, number, true/false or list).")
+    if variant.buys_counted not in BUYS_COUNTED:
+        raise TransferError(f"{where}.buys_counted: must be one of {', '.join(BUYS_COUNTED)}.")
     try:
         variant.keys  # every rank has a point value
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise TransferError(f"{where}: the rules snapshot is incomplete ({error}).") from None
     if not variant.rounds or not 1 <= variant.min_players <= variant.max_players:
         raise TransferError(f"{where}: the rules need rounds and a player range.")
+    return variant
+
+
+# -- one variant ------------------------------------------------------------------------
+
+
+def variant_json(variant: rules.Variant) -> str:
+    """House rules as a small file another family can import."""
+    data = variant.to_dict()
+    del data["key"]  # the importing family gives it its own
+    return json.dumps({"format": VARIANT_FORMAT, "version": VERSION, "variant": data}, ensure_ascii=False, indent=1)
+
+
+def parse_variant(text: str | bytes) -> rules.Variant:
+    """Read and check a variant file; ``TransferError`` says what is wrong."""
+    if len(text) > VARIANT_FILE_LIMIT:
+        raise TransferError("This file is far too big for one set of rules.")
+    data = _read(text, VARIANT_FORMAT, "rules file", "rules file")
+    variant_data = _need(data, "variant", dict, "file")
+    name = _need(variant_data, "name", str, "variant", longest=HouseRules.__table__.c.name.type.length)
+    if not name.strip():
+        raise TransferError("variant.name: the rules need a name.")
+    variant = _check_rules({**variant_data, "key": ""}, "", "variant")
+    problems = house.variant_problems(variant)
+    if problems:
+        raise TransferError(f"These rules cannot be played: {problems[0].message}")
     return variant
 
 
@@ -353,6 +407,13 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
                 player = Player(family_id=family.id, name=entry["name"], created_at=_when(entry, "created_at", ""))
                 db.session.add(player)
                 players[entry["name"].casefold()] = player
+        # The family's own rules come along, under keys of this instance.
+        keys = {}
+        for entry in data["house_rules"]:
+            variant = rules.Variant.from_dict({**entry["rules"], "name": entry["name"]})
+            row, added = services.add_imported_rules(family, variant)
+            keys[entry["key"]] = row.key
+            changed = changed or added
         uids = [g["uid"] for g in data["games"]]
         known = set()
         for start in range(0, len(uids), 500):
@@ -361,7 +422,7 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
             ).scalars())
         fresh = [entry for entry in data["games"] if entry["uid"] not in known]
         for start in range(0, len(fresh), BATCH):
-            games = [_build_game(family, entry, players) for entry in fresh[start:start + BATCH]]
+            games = [_build_game(family, entry, players, keys) for entry in fresh[start:start + BATCH]]
             db.session.add_all(games)
             db.session.flush()  # ids for the summaries
             for game in games:
@@ -374,13 +435,14 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
     return len(fresh), len(known)
 
 
-def _build_game(family: Family, entry: dict, players: dict[str, Player]) -> Game:
+def _build_game(family: Family, entry: dict, players: dict[str, Player], keys: dict[str, str]) -> Game:
     seated = [players[name.casefold()] for name in entry["seats"]]
+    key = keys.get(entry["variant_key"], entry["variant_key"])
     game = Game(
         uid=entry["uid"],
         family_id=family.id,
-        variant_key=entry["variant_key"],
-        rules=entry["rules"],
+        variant_key=key,
+        rules={**entry["rules"], "key": key},
         skip_first_hand=entry["skip_first_hand"],
         first_dealer=entry["first_dealer"],
         status=entry["status"],

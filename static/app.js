@@ -46,6 +46,7 @@
     var keypad = hand.querySelector("[data-keypad]");
     var total = hand.querySelector("input[data-total]");
     var points = hand.querySelector("[data-hand-points]");
+    var event = hand.querySelector("input[data-event-points]");
     var order = [];
     Object.keys(inputs).forEach(function (code) {
       var n = parseInt(inputs[code].value, 10) || 0;
@@ -73,13 +74,16 @@
         chosen.appendChild(hint);
       }
       var typed = total && total.value.trim() !== "" ? parseInt(total.value, 10) : null;
+      // A named-event bonus (e.g. cutting the exact number of cards) counts for anyone.
+      var extra = event && event.checked ? parseInt(event.getAttribute("data-event-points"), 10) : 0;
       if (hand.classList.contains("is-out")) {
         var bonus = hand.form.querySelector("input[data-bonus-points]:checked");
-        var value = bonus ? parseInt(bonus.getAttribute("data-bonus-points"), 10) : 0;
+        var value = parseInt(hand.form.getAttribute("data-out-points") || "0", 10) + extra +
+          (bonus ? parseInt(bonus.getAttribute("data-bonus-points"), 10) : 0);
         points.textContent = value ? value + " pts" : "0";
       }
-      else if (typed !== null && !isNaN(typed)) points.textContent = typed + " pts";
-      else points.textContent = sum + " pts";
+      else if (typed !== null && !isNaN(typed)) points.textContent = (typed + extra) + " pts";
+      else points.textContent = (sum + extra) + " pts";
     }
     function sync() {
       Object.keys(inputs).forEach(function (code) {
@@ -98,6 +102,7 @@
       sync();
     });
     if (total) total.addEventListener("input", render);
+    if (event) event.addEventListener("change", render);
     hand.render = render;
     chosen.hidden = false;
     keypad.hidden = false;

@@ -2,15 +2,17 @@
 
 Two families share one server. "Fairweather Clan" (member ``tester``) has a finished game with a
 corrected hand, a game in progress with a buy and a laid-down mark in the hand being played, an
-abandoned game, four players and an open invite. "The Joneses" (member ``jones``) have a game of
-their own. Every request below is sent by jones, each from a fresh signed-in client:
+abandoned game played by its own house rules, four players, an open invite and those house rules
+(written in the editor). "The Joneses" (member ``jones``) have house rules and a game played by
+them of their own. Every request below is sent by jones, each from a fresh signed-in client:
 
 - a *foreign* call names one of Fairweather's ids in its URL (a game, a round of it, a player, an
   invite): it must answer 404, leave the whole database as it was, and show nothing of
   Fairweather's. The same request from ``tester`` must answer below 400, which proves the URL
   is valid and the 404 is the family check, not a typo.
 - an *own* call has no id in its URL (home, history, players, records, exports, print pages, the
-  family page, sign-in pages...) or names Fairweather's ids only in the query or form: it is
+  family page, sign-in pages, house rules...) or names Fairweather's ids only in the query or form
+  (``?from=house-<id>``, ``?preset=house-<id>``, a game's ``variant``): it is
   answered normally (redirects followed) and the answer - HTML, JSON, CSV, or the text of a
   PDF - holds none of Fairweather's names, its member's username or its games' uids, while
   Fairweather's rows stay exactly as they were.
@@ -38,6 +40,7 @@ from scorekeeper.models import (
     Family,
     Game,
     GameRound,
+    HouseRules,
     Invite,
     Member,
     Player,
@@ -60,12 +63,16 @@ from tests.helpers import (
     strict_client,
     text_of,
 )
+from tests.test_house_rules import GRAN
 
 OUR_FAMILY = "Fairweather Clan"
 OUR_PLAYERS = ["Zebediah", "Ottoline", "Peregrine", "Wilhelmina"]
 JONESES = "The Joneses"
 JONES = "jones"
 JONES_PLAYERS = ["Jasper", "Jemima", "Jolyon"]
+# House rules of each family, written in the editor (Gran's rules from test_house_rules, renamed).
+OUR_RULES = {**GRAN, "name": "Great-Aunt Hepzibah's Shanghai", "source": "Hepzibah's parlour"}
+JONES_RULES = {**GRAN, "name": "Jolly Jumble Shanghai", "source": "The Joneses' caravan"}
 
 
 # -- the two families ------------------------------------------------------------------------
@@ -84,6 +91,9 @@ class World:
     jones_players: dict[str, int]
     jones_export: bytes
     link_id: int  # Fairweather's scoreboard link to its game in progress
+    rules_id: int  # Fairweather's house rules (its abandoned game was played by them)
+    jones_rules: int  # the Joneses' house rules (jones's game is played by them)
+    jones_rules_file: bytes  # the Joneses' house rules as their rules.json download
     jones_links: dict[str, str]  # jones's own links to his game: kind -> token
     uids: list[str]  # Fairweather's games' uids, which its exports carry
     forbidden: list[str] = field(default_factory=list)  # nothing of this may reach jones
@@ -133,6 +143,14 @@ def ok(response) -> None:
     assert response.status_code < 400, f"{response.request.method} {response.request.path}: {text_of(response)[:300]}"
 
 
+def write_rules(client, data: dict) -> int:
+    """House rules saved in the editor, as a phone sends them: their id."""
+    response = client.post("/house-rules/new", data=data)
+    match = re.fullmatch(r"/house-rules/(\d+)", response.headers.get("Location", ""))
+    assert response.status_code == 302 and match, text_of(response)[:300]
+    return int(match.group(1))
+
+
 def build_world(app) -> World:
     """Both families, through the same requests their phones send."""
     tester = strict_client(app)
@@ -158,7 +176,9 @@ def build_world(app) -> World:
     ok(tester.post(f"/games/{in_progress}/rounds/3/buy", data={"player": ids["Wilhelmina"], "submission": "kept-offline-1"}))
     for kind in ("view", "keep"):
         ok(tester.post(f"/games/{in_progress}/share", data={"kind": kind}))
-    abandoned = play(tester, app, "online-11", ["Peregrine", "Wilhelmina"], [(1, "Peregrine", {"Wilhelmina": 15})])
+    rules_id = write_rules(tester, OUR_RULES)
+    abandoned = play(tester, app, f"house-{rules_id}", ["Peregrine", "Wilhelmina"],
+                     [(1, "Peregrine", {"Wilhelmina": 15})])
     ok(tester.post(f"/games/{abandoned}/abandon"))
     ok(tester.post("/family/invites"))
     link = re.search(r"/join/([A-Za-z0-9_-]+)", tester.get("/family").get_data(as_text=True))
@@ -166,8 +186,10 @@ def build_world(app) -> World:
 
     add_member(app, JONESES, JONES)
     jones = strict_client(app, JONES)
-    jones_game = play(jones, app, "family-7", JONES_PLAYERS, [(1, "Jasper", {"Jemima": "K", "Jolyon": "5"})])
+    jones_rules = write_rules(jones, JONES_RULES)
+    jones_game = play(jones, app, f"house-{jones_rules}", JONES_PLAYERS, [(1, "Jasper", {"Jemima": "K", "Jolyon": "5"})])
     jones_export = jones.get("/export.json").get_data()
+    jones_rules_file = jones.get(f"/house-rules/{jones_rules}/rules.json").get_data()
     for kind in ("view", "keep"):
         ok(jones.post(f"/games/{jones_game}/share", data={"kind": kind}))
 
@@ -188,7 +210,8 @@ def build_world(app) -> World:
         players=players, invite_id=invite_id, invite_token=link.group(1),
         jones_game=jones_game, jones_players=player_ids(app, jones_game), jones_export=jones_export,
         link_id=link_id, jones_links=jones_links,
-        uids=uids, forbidden=[OUR_FAMILY, *OUR_PLAYERS, TEST_USERNAME, *uids],
+        rules_id=rules_id, jones_rules=jones_rules, jones_rules_file=jones_rules_file,
+        uids=uids, forbidden=[OUR_FAMILY, *OUR_PLAYERS, TEST_USERNAME, *uids, "Hepzibah"],
     )
 
 
@@ -208,6 +231,7 @@ def family_rows(app, family_id: int) -> dict[str, list[tuple]]:
         "round_change": RoundChange.game_id.in_(games),
         "share_link": ShareLink.game_id.in_(games),
         "submission": Submission.family_id == family_id,
+        "house_rules": HouseRules.family_id == family_id,
     }
     tables = db.metadata.tables
     assert set(owned) == set(tables) - {"sign_in_failure"}, "a new table: say here which of its rows are a family's"
@@ -325,8 +349,14 @@ ROUTES: dict[str, Route] = {
     "main.home": route("/", "GET", lambda w: [own("GET", "/", shows="Jasper")]),
     "games.new": route("/games/new", "GET POST", lambda w: [
         own("GET", "/games/new", shows="Jasper"),
+        own("GET", "/games/new", shows=JONES_RULES["name"]),
         own("POST", "/games/new", {"variant": "family-7", "player": [str(i) for i in w.players.values()],
-                                   "new_players": "Jasper, Jemima, Jolyon"}, shows="Jasper")]),
+                                   "new_players": "Jasper, Jemima, Jolyon"}, shows="Jasper"),
+        # Fairweather's house rules by their key: not a choice the Joneses have.
+        own("POST", "/games/new", {"variant": f"house-{w.rules_id}", "new_players": "Jasper, Jemima, Jolyon"},
+            shows="Jasper"),
+        own("POST", "/games/new", {"variant": f"house-{w.jones_rules}", "new_players": "Jasper, Jemima, Jolyon"},
+            shows=JONES_RULES["name"])]),
     "games.seating": route("/games/new/seating", "POST", lambda w: [
         own("POST", "/games/new/seating", {"variant": "family-7", "first_dealer": "random",
                                            "seat": [f"p:{i}" for i in w.players.values()]}),
@@ -334,6 +364,10 @@ ROUTES: dict[str, Route] = {
                                            "seat": [f"p:{w.jones_players['Jasper']}", f"p:{w.players['Zebediah']}",
                                                     "n:Jolyon"]}),
         own("POST", "/games/new/seating", {"variant": "family-7", "first_dealer": "random",
+                                           "seat": [f"p:{i}" for i in w.jones_players.values()]}, shows="Jasper"),
+        own("POST", "/games/new/seating", {"variant": f"house-{w.rules_id}", "first_dealer": "random",
+                                           "seat": [f"p:{i}" for i in w.jones_players.values()]}),
+        own("POST", "/games/new/seating", {"variant": f"house-{w.jones_rules}", "first_dealer": "random",
                                            "seat": [f"p:{i}" for i in w.jones_players.values()]}, shows="Jasper")]),
     # -- a game --
     "games.play": route("/games/<int:game_id>", "GET", lambda w: each_game(w, "GET") + [
@@ -361,18 +395,28 @@ ROUTES: dict[str, Route] = {
     "live.revoke": route("/games/<int:game_id>/share/<int:link_id>/revoke", "POST", lambda w: [
         foreign("POST", f"/games/{w.games['in_progress']}/share/{w.link_id}/revoke")]),
     # -- printing --
-    "prints.blank_form": route("/print", "GET", lambda w: [own("GET", "/print")]),
+    "prints.blank_form": route("/print", "GET", lambda w: [own("GET", "/print", shows=JONES_RULES["name"])]),
     "prints.blank_sheet": route("/print/sheet.pdf", "GET", lambda w: [
-        own("GET", "/print/sheet.pdf?variant=family-7&players=Jasper,Jemima,Jolyon", shows="Jasper")]),
+        own("GET", "/print/sheet.pdf?variant=family-7&players=Jasper,Jemima,Jolyon", shows="Jasper"),
+        own("GET", f"/print/sheet.pdf?variant=house-{w.jones_rules}&players=Jasper,Jemima,Jolyon",
+            shows=JONES_RULES["name"])]),
+    # (Fairweather's house rules by their key are refused with a 400: see
+    # test_another_familys_house_rules_key_prints_no_sheet.)
     "prints.game_sheet": route("/games/<int:game_id>/sheet.pdf", "GET", lambda w: each_game(
         w, "GET", path="/sheet.pdf") + [own("GET", f"/games/{w.jones_game}/sheet.pdf", shows="Jasper")]),
     "prints.rule_card": route("/print/rules/<key>.pdf", "GET", lambda w: [
         own("GET", f"/print/rules/{key}.pdf") for key in rules.VARIANTS]),
+    "prints.game_rule_card": route("/games/<int:game_id>/rules.pdf", "GET", lambda w: each_game(
+        w, "GET", path="/rules.pdf") + [own("GET", f"/games/{w.jones_game}/rules.pdf", shows=JONES_RULES["name"])]),
+    "rulebook.game": route("/games/<int:game_id>/rules", "GET", lambda w: each_game(
+        w, "GET", path="/rules") + [own("GET", f"/games/{w.jones_game}/rules", shows=JONES_RULES["name"])]),
     # -- history --
     "history.index": route("/history", "GET", lambda w: [
         own("GET", "/history", shows="Jasper"),
         own("GET", f"/history?player={w.players['Zebediah']}"),
-        own("GET", f"/history?player={w.players['Peregrine']}&status=abandoned")]),
+        own("GET", f"/history?player={w.players['Peregrine']}&status=abandoned"),
+        own("GET", f"/history?preset=house-{w.rules_id}", shows="Jasper"),
+        own("GET", f"/history?preset=house-{w.jones_rules}", shows="Jasper")]),
     "history.players": route("/players", "GET", lambda w: [own("GET", "/players", shows="Jasper")]),
     "history.player": route("/players/<int:player_id>", "GET", lambda w: [
         foreign("GET", f"/players/{i}") for i in w.players.values()] + [
@@ -387,6 +431,36 @@ ROUTES: dict[str, Route] = {
         # jones's own export sent back: every game is already there. (Fairweather's export is
         # tried in test_importing_another_familys_export_leaves_that_family_alone.)
         own("GET", "/import"), own("POST", "/import", upload=w.jones_export, shows="already here")]),
+    # -- house rules --
+    "house.index": route("/house-rules", "GET", lambda w: [own("GET", "/house-rules", shows=JONES_RULES["name"])]),
+    "house.new": route("/house-rules/new", "GET POST", lambda w: [
+        own("GET", "/house-rules/new"), own("GET", "/house-rules/new?from=family-7"),
+        # Fairweather's rules to copy, by their key: a blank editor, nothing of theirs.
+        own("GET", f"/house-rules/new?from=house-{w.rules_id}"),
+        own("GET", f"/house-rules/new?from=house-{w.jones_rules}", shows=JONES_RULES["name"] + " (copy)"),
+        own("POST", "/house-rules/new", {**JONES_RULES, "step": "add:rounds"}, shows=JONES_RULES["name"]),
+        own("POST", "/house-rules/new", {**JONES_RULES, "name": "Jolly Jumble Too"}, shows="Jolly Jumble Too")]),
+    "house.show": route("/house-rules/<int:rules_id>", "GET", lambda w: [
+        foreign("GET", f"/house-rules/{w.rules_id}"),
+        own("GET", f"/house-rules/{w.jones_rules}", shows=JONES_RULES["name"])]),
+    "house.card_pdf": route("/house-rules/<int:rules_id>/card.pdf", "GET", lambda w: [
+        foreign("GET", f"/house-rules/{w.rules_id}/card.pdf"),
+        own("GET", f"/house-rules/{w.jones_rules}/card.pdf", shows=JONES_RULES["name"])]),
+    "house.export": route("/house-rules/<int:rules_id>/rules.json", "GET", lambda w: [
+        foreign("GET", f"/house-rules/{w.rules_id}/rules.json"),
+        own("GET", f"/house-rules/{w.jones_rules}/rules.json", shows=JONES_RULES["name"])]),
+    "house.edit": route("/house-rules/<int:rules_id>/edit", "GET POST", lambda w: [
+        foreign("GET", f"/house-rules/{w.rules_id}/edit"),
+        foreign("POST", f"/house-rules/{w.rules_id}/edit", OUR_RULES),
+        own("GET", f"/house-rules/{w.jones_rules}/edit", shows=JONES_RULES["name"]),
+        own("POST", f"/house-rules/{w.jones_rules}/edit", {**JONES_RULES, "p_K": "25"}, shows=JONES_RULES["name"])]),
+    # tester's POST, after jones's 404, deletes the rules: the last call on them.
+    "house.delete": route("/house-rules/<int:rules_id>/delete", "GET POST", lambda w: [
+        foreign("GET", f"/house-rules/{w.rules_id}/delete"), foreign("POST", f"/house-rules/{w.rules_id}/delete"),
+        own("GET", f"/house-rules/{w.jones_rules}/delete", shows=JONES_RULES["name"])]),
+    # jones's own rules file sent back: they are already there.
+    "house.import_file": route("/house-rules/import", "POST", lambda w: [
+        own("POST", "/house-rules/import", upload=w.jones_rules_file, shows="already here")]),
 }
 
 AUTOMATIC = {"HEAD", "OPTIONS"}  # Flask answers these for every GET rule / every rule
@@ -486,7 +560,7 @@ def test_another_familys_ids_get_404_and_no_page_shows_its_data(app, endpoint):
     assert {c.method for c in calls} == spec.methods, f"{endpoint}: every method of the rule is called"
     adapter = app.url_map.bind("localhost")
     ours = {"game_id": set(world.our_game_ids), "player_id": set(world.players.values()),
-            "invite_id": {world.invite_id}, "link_id": {world.link_id}}
+            "invite_id": {world.invite_id}, "link_id": {world.link_id}, "rules_id": {world.rules_id}}
     for call in expanded(calls):
         where = f"{endpoint} [{spec.rule}] {call}"
         matched, args = adapter.match(call.url.partition("?")[0], method=call.method)
@@ -547,3 +621,33 @@ def test_importing_another_familys_export_counts_only_the_importing_familys_game
     """Copies for the Joneses; the message says nothing about who else holds those games."""
     answer = import_fairweathers_export_as_jones(app)
     assert "Imported 3 games; 0 were already here." in text_of(answer)
+
+
+def test_another_familys_house_rules_key_prints_no_sheet(app):
+    """``/print/sheet.pdf?variant=house-<Fairweather's id>``: the form's error (a 400), nothing of
+    Fairweather's rules on it, nothing written."""
+    world = build_world(app)
+    before = db_snapshot(app)
+    call = own("GET", f"/print/sheet.pdf?variant=house-{world.rules_id}&players=Jasper,Jemima,Jolyon")
+    for method in ("GET", "HEAD"):
+        response = send(app, JONES, Call(method, call.url))
+        assert response.status_code == 400, f"{method} {call.url}: {response.status_code}"
+        assert_no_leak(world, response, f"{method} {call.url}")
+    assert "Choose the rules to print." in text_of(send(app, JONES, call))
+    assert db_snapshot(app) == before
+    assert send(app, TEST_USERNAME, call).mimetype == "application/pdf"  # the key is real: it is the family check
+
+
+def test_importing_another_familys_rules_file_leaves_that_family_alone(app):
+    """A rules file is meant to travel: the Joneses get their own copy, Fairweather's row stays."""
+    world = build_world(app)
+    file = strict_client(app).get(f"/house-rules/{world.rules_id}/rules.json").get_data()
+    before = family_rows(app, world.ours)
+    answer = send(app, JONES, own("POST", "/house-rules/import", upload=file))
+    assert answer.status_code == 302, text_of(answer)[:300]
+    assert family_rows(app, world.ours) == before, "importing into the Joneses changed Fairweather's rows"
+    with app.app_context():
+        copies = db.session.execute(select(HouseRules.id, HouseRules.family_id)
+                                    .where(HouseRules.name == OUR_RULES["name"])).all()
+    assert sorted(family for _, family in copies) == sorted([world.ours, world.joneses])
+    assert answer.headers["Location"] != f"/house-rules/{world.rules_id}"

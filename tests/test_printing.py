@@ -110,13 +110,13 @@ def test_rule_card_names_bonuses_and_joker_limits(app):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"variant_key": "canasta", "players": 4}, "Unknown preset 'canasta'"),
-        ({"variant_key": "family-7", "players": 9}, "is for 3–8 players, not 9"),
-        ({"variant_key": "shanghai-10", "players": ["Ann"]}, "is for 2–8 players, not 1"),
-        ({"variant_key": "online-11", "players": ["Ann", "Bob"], "first_dealer": "Zed"}, "'Zed' is not one of the players"),
-        ({"variant_key": "online-11", "players": ["Ann", "ann"]}, "only once"),
-        ({"variant_key": "online-11", "players": 4, "first_dealer": "Ann"}, "Give the players' names"),
-        ({"variant_key": "online-11", "players": 4, "skip_first_hand": True}, "no option to skip hand 1"),
+        ({"variant": "canasta", "players": 4}, "Unknown preset 'canasta'"),
+        ({"variant": "family-7", "players": 9}, "is for 3–8 players, not 9"),
+        ({"variant": "shanghai-10", "players": ["Ann"]}, "is for 2–8 players, not 1"),
+        ({"variant": "online-11", "players": ["Ann", "Bob"], "first_dealer": "Zed"}, "'Zed' is not one of the players"),
+        ({"variant": "online-11", "players": ["Ann", "ann"]}, "only once"),
+        ({"variant": "online-11", "players": 4, "first_dealer": "Ann"}, "Give the players' names"),
+        ({"variant": "online-11", "players": 4, "skip_first_hand": True}, "no option to skip hand 1"),
     ],
 )
 def test_blank_sheet_refuses_bad_arguments(kwargs, message):

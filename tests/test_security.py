@@ -38,6 +38,7 @@ from tests.helpers import (
     strict_client,
     text_of,
 )
+from tests.test_house_rules import GRAN, save
 from tests.test_printing import pdf_text
 from tests.test_sharing import share
 from tests.test_transfer import csv_rows
@@ -81,6 +82,8 @@ def site_tour(tmp_path) -> dict[str, object]:
     version, kept = opened_form(client, game_id, 3)
     review_data = {**kept, **round_data(ids, "Cy", {"Ann": "K", "Bob": 5}, version), "action": "review"}
     live, keep = share(client, game_id, "view"), share(client, game_id, "keep")
+    rules_id = save(client, GRAN)
+    house_game = new_game(client, f"house-{rules_id}", ["Ann", "Bob"])
     pages = {
         "home": client.get("/"),
         "home from the page cache": client.get("/"),
@@ -105,6 +108,19 @@ def site_tour(tmp_path) -> dict[str, object]:
         "not found": client.get("/games/999999"),
         "join while signed in": client.get(join_path),
         "share": client.get(f"/games/{game_id}/share"),
+        "house rules": client.get("/house-rules"),
+        "house rules editor, blank": client.get("/house-rules/new"),
+        "house rules editor, a preset's copy": client.get("/house-rules/new?from=shanghai-rum"),
+        "house rules editor, a round added": client.post("/house-rules/new", data={**GRAN, "step": "add:rounds"}),
+        "house rules editor with errors": client.post("/house-rules/new", data={**GRAN, "p_K": "-5",
+                                                                                 "rounds-0-melds": "two sets"}),
+        "house rules import refused": client.post("/house-rules/import",
+                                                  data={"file": (io.BytesIO(b"not json"), "rules.json")}),
+        "house rules page": client.get(f"/house-rules/{rules_id}"),
+        "house rules edit": client.get(f"/house-rules/{rules_id}/edit"),
+        "house rules delete": client.get(f"/house-rules/{rules_id}/delete"),
+        "rules of a game": client.get(f"/games/{house_game}/rules"),
+        "rules of a game with a preset": client.get(f"/games/{game_id}/rules"),
     }
     visitor = strict_client(app, None)
     pages.update({
@@ -119,6 +135,7 @@ def site_tour(tmp_path) -> dict[str, object]:
         "live scoreboard's polled part": visitor.get(live + "/board"),
         "live link that does not work": visitor.get("/live/" + "x" * 32),
         "round screen from a score keeper link": strict_client(app, None).get(keep, follow_redirects=True),
+        "rules of a game from a score keeper link": keeper_page(app, keep, f"/games/{game_id}/rules"),
         "offline": visitor.get("/offline"),
     })
     newcomer = strict_client(make_app(tmp_path / "new", family=None), None)
@@ -126,6 +143,15 @@ def site_tour(tmp_path) -> dict[str, object]:
     for name, page in pages.items():
         assert page.mimetype == "text/html", name
     return pages
+
+
+def keeper_page(app, keep: str, path: str):
+    """``path`` opened by a signed-out browser that opened the score keeper link ``keep``."""
+    keeper = strict_client(app, None)
+    assert keeper.get(keep).status_code == 302
+    page = keeper.get(path)
+    assert page.status_code == 200, path
+    return page
 
 
 def csp(response) -> dict[str, list[str]]:
@@ -346,6 +372,8 @@ class Guarded:
     cancel_path: str
     import_file: bytes
     revoke_path: str = ""
+    rules_id: int = 0  # house rules, written in the editor
+    rules_file: bytes = b""  # a rules file of other rules (another name), as from another family
 
 
 @pytest.fixture
@@ -363,8 +391,12 @@ def guarded(tmp_path) -> Guarded:
     cancel = re.findall(r'action="(/family/invites/\d+/cancel)"', client.get("/family").get_data(as_text=True))
     share(client, game_id, "view")
     revoke = re.findall(r'action="(/games/\d+/share/\d+/revoke)"', client.get(f"/games/{game_id}/share").text)
+    rules_id = save(client, GRAN)
+    rules_file = json.loads(client.get(f"/house-rules/{rules_id}/rules.json").get_data(as_text=True))
+    rules_file["variant"]["name"] = "Grandad's Shanghai"
     app.config["WTF_CSRF_ENABLED"] = True
-    return Guarded(app, client, game_id, ids, join_path, cancel[0], json.dumps(export).encode(), revoke[0])
+    return Guarded(app, client, game_id, ids, join_path, cancel[0], json.dumps(export).encode(), revoke[0],
+                   rules_id, json.dumps(rules_file).encode())
 
 
 def new_member_data(username="zed"):
@@ -396,6 +428,11 @@ CSRF_ROUTES = {
     "login": ("/login", {"username": TEST_USERNAME, "password": TEST_PASSWORD}, False, "signs in"),
     "signup": ("/signup", new_member_data(), False, "writes"),
     "join": ("{join}", {"username": "zed", "password": NEW_PASSWORD, "confirm": NEW_PASSWORD}, False, "writes"),
+    "house rules new": ("/house-rules/new", {**GRAN, "name": "Gran's other Shanghai"}, True, "writes"),
+    "house rules editor step": ("/house-rules/new", {**GRAN, "step": "add:rounds"}, True, "shows"),
+    "house rules edit": ("/house-rules/{rules}/edit", {**GRAN, "p_K": "25"}, True, "writes"),
+    "house rules delete": ("/house-rules/{rules}/delete", {}, True, "writes"),
+    "house rules import": ("/house-rules/import", "rules file", True, "writes"),
 }
 
 
@@ -403,16 +440,16 @@ def csrf_request(g: Guarded, route: str):
     """(client, path, request kwargs) for ``route``, without a token."""
     path, data, as_member, _ = CSRF_ROUTES[route]
     names = {"game": g.game_id, "score2": score_url(g.game_id, 2), "cancel": g.cancel_path, "join": g.join_path,
-             "revoke": g.revoke_path,
+             "revoke": g.revoke_path, "rules": g.rules_id,
              **{name: pid for name, pid in g.ids.items()}}
     client = g.client if as_member else strict_client(g.app, None)
     if data == "round":
         version, kept = opened_form(client, g.game_id, 2)
         return client, path.format(**names), {"data": {**kept, **round_data(g.ids, "Bob", {"Ann": 10, "Cy": 20},
                                                                              version)}}
-    if data == "file":
-        return client, path, {"data": {"file": (io.BytesIO(g.import_file), "export.json")},
-                              "content_type": "multipart/form-data"}
+    if data in ("file", "rules file"):
+        content, name = (g.import_file, "export.json") if data == "file" else (g.rules_file, "rules.json")
+        return client, path, {"data": {"file": (io.BytesIO(content), name)}, "content_type": "multipart/form-data"}
     filled = {k: [v.format(**names) for v in value] if isinstance(value, list) else value.format(**names)
               for k, value in data.items()}
     return client, path.format(**names), {"data": filled}
@@ -530,6 +567,32 @@ def test_names_are_escaped_on_the_live_scoreboard_and_the_share_page(app, client
         assert "<b>Bold" not in html, path
         for text in shown:
             assert text in html, (path, text)
+
+
+EVIL_RULES = '"><script>alert(1)</script> & <b>Bold</b>'
+
+
+def test_house_rules_names_are_escaped_on_every_page(app, client):
+    """A family's own rules are named (and sourced, and their event labelled) as typed: shown as
+    text wherever they appear, and on the rule card as typed."""
+    rules_id = save(client, {**GRAN, "name": EVIL_RULES, "source": EVIL_RULES, "event_label": EVIL_RULES})
+    game_id = new_game(client, f"house-{rules_id}", ["Ann", "Bob"])
+    shown = str(escape(EVIL_RULES))
+    pages = ["/house-rules", f"/house-rules/{rules_id}", f"/house-rules/{rules_id}/edit",
+             f"/house-rules/{rules_id}/delete", f"/house-rules/new?from=house-{rules_id}", "/games/new", "/print",
+             f"/games/{game_id}/rules", f"/history?preset=house-{rules_id}"]
+    for path in pages:
+        page = client.get(path)
+        assert page.status_code == 200, path
+        html = page.get_data(as_text=True)
+        assert "<script>alert(1)" not in html and "<b>Bold" not in html, path
+        assert shown in html or str(escape(EVIL_RULES + " (copy)")) in html, path
+    for path in (f"/house-rules/{rules_id}/card.pdf", f"/games/{game_id}/rules.pdf"):
+        _, text = pdf_text(client.get(path).data)
+        assert EVIL_RULES in text and "&lt;" not in text, path
+    download = client.get(f"/house-rules/{rules_id}/rules.json")
+    assert json.loads(download.data)["variant"]["name"] == EVIL_RULES
+    assert re.fullmatch(r'attachment; filename="[a-z0-9-]+\.json"', download.headers["Content-Disposition"])
 
 
 def test_standings_chart_escapes_names(client, hostile_names):

@@ -15,7 +15,7 @@ from .scoring import (
     score_keys,
     table_problems,
 )
-from .variants import Bonus, Decks, Key, Meld, Round, Variant, well_typed
+from .variants import Bonus, DeckRule, Decks, Key, Meld, Round, Variant, well_typed
 
 VARIANTS = MappingProxyType({v.key: v for v in (FAMILY_7, SHANGHAI_RUM, SHANGHAI_10, ONLINE_11)})
 
@@ -29,7 +29,7 @@ def get_variant(key: str) -> Variant:
 
 
 __all__ = [
-    "JOKER", "RANKS", "VARIANTS", "Bonus", "Card", "Decks", "Key", "Meld", "Reminder", "Round", "Variant",
+    "JOKER", "RANKS", "VARIANTS", "Bonus", "Card", "DeckRule", "Decks", "Key", "Meld", "Reminder", "Round", "Variant",
     "dealer_seat", "first_player_seat", "get_variant", "hand_problems", "max_hand_points",
     "parse_card", "parse_cards", "round_reminders", "schedule", "score_hand", "score_keys",
     "table_problems", "well_typed",

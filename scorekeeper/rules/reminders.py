@@ -52,7 +52,13 @@ def _buying(variant: Variant, round_: Round) -> Reminder:
                   f"the discard and {extra} from the draw pile.")
     else:
         brings = "A buy brings the discard only."
-    text = f"{brings} Up to {_count(round_.buy_limit, 'buy')} each this round."
+    if variant.buys_counted == "game":
+        text = (f"{brings} {_count(variant.buys_per_game, 'buy')} each for the whole game, "
+                f"at most {variant.most_buys(round_)} this round.")
+    else:
+        text = f"{brings} Up to {_count(round_.buy_limit, 'buy')} each this round."
+    if variant.buys_counted == "carry":
+        text += " Buys not used in earlier hands are added."
     if variant.buys_per_turn == 1:
         text += " Only one buy per turn."
     elif variant.buys_per_turn > 1:
@@ -97,9 +103,13 @@ def _wild(variant: Variant, round_: Round) -> Reminder:
     return Reminder("wild", "Wild cards", " ".join(sentences))
 
 
-def _going_out(variant: Variant) -> Reminder:
+def _going_out(variant: Variant, round_: Round) -> Reminder:
     text = f"{variant.going_out} " if variant.going_out else ""
-    return Reminder("going-out", "Going out", text + "Going out scores 0.")
+    points = variant.going_out_points(round_.number)
+    score = f"{MINUS}{-points}" if points < 0 else str(points)
+    if variant.going_out_per_round and points:
+        score += f" ({MINUS}{variant.going_out_bonus} × round {round_.number})"
+    return Reminder("going-out", "Going out", text + f"Going out scores {score}.")
 
 
 def _bonuses(variant: Variant) -> Reminder | None:
@@ -117,7 +127,7 @@ def round_reminders(variant: Variant, round_: Round) -> list[Reminder]:
         _buying(variant, round_),
         _no_buying(variant),
         _wild(variant, round_),
-        _going_out(variant),
+        _going_out(variant, round_),
         _bonuses(variant),
     ]
     return [r for r in reminders if r is not None]

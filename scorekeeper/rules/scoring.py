@@ -45,7 +45,7 @@ def hand_problems(
     if held > most:
         problems.append(
             f"{held} cards is more than anyone can hold in round {round_.number} "
-            f"({round_.cards_dealt} dealt + {round_.buy_limit} buys × {variant.cards_per_buy} = {most})"
+            f"({round_.cards_dealt} dealt + {variant.most_buys(round_)} buys × {variant.cards_per_buy} = {most})"
         )
     return problems
 

@@ -106,10 +106,17 @@ class Bonus:
     code: str
     label: str
     points: int
+    anyone: bool = False  # True: any player can earn it (a named event), not only who went out
 
 
 # Fields added after games had been saved with rules snapshots that lack them.
-LATER_FIELDS = ("min_natural", "wilds_at_most_naturals", "wilds_may_touch", "buy_out_of_turn_only", "buys_per_turn")
+LATER_FIELDS = (
+    "min_natural", "wilds_at_most_naturals", "wilds_may_touch", "buy_out_of_turn_only", "buys_per_turn",
+    "going_out_bonus", "going_out_per_round", "buys_counted", "buys_per_game",
+)
+# How buys are counted: a fresh allowance each hand, unused buys carried to the next hand,
+# or one allowance for the whole game (each hand still capped by its own limit).
+BUYS_COUNTED = ("hand", "carry", "game")
 
 
 @dataclass(frozen=True)
@@ -136,7 +143,11 @@ class Variant:
     down_may_buy: bool = False
     buy_out_of_turn_only: bool = False  # the player whose turn it is may not buy
     buys_per_turn: int = 0  # buys allowed during one player's turn, all buyers together; 0: no limit set
+    buys_counted: str = "hand"  # one of BUYS_COUNTED
+    buys_per_game: int = 0  # the whole game's allowance when buys_counted is "game"
     going_out: str = ""
+    going_out_bonus: int = 0  # subtracted from the score of who goes out
+    going_out_per_round: bool = False  # the bonus is multiplied by the round number
     bonuses: tuple[Bonus, ...] = ()
     can_skip_first_hand: bool = False
     notes: tuple[str, ...] = ()
@@ -170,9 +181,37 @@ class Variant:
             numbers = numbers[1:]
         return numbers
 
+    def most_buys(self, round_: Round) -> int:
+        """The most buys anyone can make in ``round_``, whatever the earlier hands were."""
+        if self.buys_counted == "carry":
+            return sum(r.buy_limit for r in self.rounds if r.number <= round_.number)
+        if self.buys_counted == "game":
+            return min(round_.buy_limit, self.buys_per_game)
+        return round_.buy_limit
+
+    def buys_allowed(self, round_: Round, earlier: list[tuple[Round, int]]) -> int:
+        """One player's buy limit in ``round_``, given ``(round, buys made)`` of the hands played before."""
+        if self.buys_counted == "carry":
+            # Buys carried in and spent are gone: what is left of every earlier hand's limit.
+            carried = sum(r.buy_limit for r, _ in earlier) - sum(used for _, used in earlier)
+            return round_.buy_limit + max(carried, 0)
+        if self.buys_counted == "game":
+            left = self.buys_per_game - sum(used for _, used in earlier)
+            return max(min(round_.buy_limit, left), 0)
+        return round_.buy_limit
+
     def max_hand(self, round_: Round) -> int:
         """Most cards a player can hold when the hand ends: dealt plus every buy."""
-        return round_.cards_dealt + round_.buy_limit * self.cards_per_buy
+        return round_.cards_dealt + self.most_buys(round_) * self.cards_per_buy
+
+    def going_out_points(self, round_number: int) -> int:
+        """Points for the player who goes out (a bonus is negative)."""
+        per = round_number if self.going_out_per_round else 1
+        return -self.going_out_bonus * per
+
+    @property
+    def has_jokers(self) -> bool:
+        return any(rule.jokers for rule in self.deck_rules)
 
     # -- cards and points -------------------------------------------------------------
     @cached_property
@@ -186,10 +225,12 @@ class Variant:
             if special:
                 taken = {s for sc in special for s in sc.suits}
                 label = rank + "".join(SUIT_DISPLAY[s] for s in "SHDC" if s not in taken)
-            keys.append(Key(rank, label, self.points[rank], plain_suits))
+            if plain_suits:  # all four 2s wild: the 2 has only its wild key
+                keys.append(Key(rank, label, self.points[rank], plain_suits))
             for sc in special:
                 keys.append(Key(sc.code, sc.label, sc.points, len(sc.suits), sc.wild))
-        keys.append(Key(JOKER, "Joker", self.points[JOKER], 0, True))
+        if self.has_jokers:
+            keys.append(Key(JOKER, "Joker", self.points[JOKER], 0, True))
         return tuple(keys)
 
     def key_by_code(self, code: str) -> Key:
@@ -246,7 +287,11 @@ class Variant:
             "down_may_buy": self.down_may_buy,
             "buy_out_of_turn_only": self.buy_out_of_turn_only,
             "buys_per_turn": self.buys_per_turn,
+            "buys_counted": self.buys_counted,
+            "buys_per_game": self.buys_per_game,
             "going_out": self.going_out,
+            "going_out_bonus": self.going_out_bonus,
+            "going_out_per_round": self.going_out_per_round,
             "bonuses": [dict(vars(b)) for b in self.bonuses],
             "can_skip_first_hand": self.can_skip_first_hand,
             "notes": list(self.notes),

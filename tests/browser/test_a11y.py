@@ -62,6 +62,16 @@ def _print_menu_open(page, facts):
     expect(page.get_by_role("link", name="Score sheet (PDF)")).to_be_visible()
 
 
+def _house_rules_refused(page, facts):
+    """The editor after a failed save: a contract it cannot read and no name, marked beside the fields."""
+    page.goto(facts["base"] + "/house-rules/new?from=" + RULES)
+    page.get_by_label("Name", exact=True).fill("")
+    page.locator("#rounds-1-melds").fill("two sets")
+    page.get_by_role("button", name="Save rules").click()
+    expect(page.get_by_role("alert").first).to_have_text("Some rules need another look: see the marked fields.")
+    expect(page.get_by_text("Could not read “two sets”.", exact=False)).to_be_visible()
+
+
 # The main pages: name → (who, path or navigate(page, facts)). A path is formatted with the facts that
 # ``_family`` gathers (game and player ids, the invite link). Adding a page is one line.
 PAGES = {
@@ -92,12 +102,20 @@ PAGES = {
     "rules": (GUEST, "/rules"),
     "rules-card": (MEMBER, "/rules/" + RULES),
     "offline": (GUEST, "/offline"),
+    "house-rules": (MEMBER, "/house-rules"),
+    "house-rules-editor": (MEMBER, "/house-rules/new?from=" + RULES),
+    "house-rules-editor-refused": (MEMBER, _house_rules_refused),
+    "house-rules-card": (MEMBER, "/house-rules/{house_rules}"),
+    "house-rules-delete": (MEMBER, "/house-rules/{house_rules}/delete"),
+    "game-rules": (MEMBER, "/games/{house_game}/rules"),
 }
 
 
 def _family(live_server, browser) -> dict:
     """Ann signs up through the UI; a demo history is added; a game in progress is started through the
-    UI (one player at the buy limit, one laid down); an invite link and the game's share links are made.
+    UI (one player at the buy limit, one laid down); an invite link and the game's share links are made;
+    house rules are written in the editor (a copy of the preset, with a going-out bonus per round and a
+    bonus anyone can earn) and a second game is started with them.
     Returns the facts the page table needs, with the signed-in storage state."""
     page = phone(browser).new_page()
     page.base_url = live_server.base_url
@@ -137,10 +155,31 @@ def _family(live_server, browser) -> dict:
     live, keep = (page.get_by_role("textbox", name=f"{kind} link").input_value()
                   for kind in ("Scoreboard", "Score keeper"))
     live, keep = (url.removeprefix(live_server.base_url) for url in (live, keep))
+
+    page.goto(live_server.base_url + "/house-rules/new?from=" + RULES)
+    page.get_by_label("Name", exact=True).fill("Gran's Shanghai")
+    page.get_by_label("Where the rules come from").fill("Gran, kitchen table 1987")
+    page.get_by_label("A bonus × the round number").check()
+    page.get_by_label("Bonus for going out", exact=True).fill("5")
+    page.get_by_label("A bonus anyone can earn, named").fill("Cut the exact number of cards")
+    page.get_by_label("That bonus").fill("10")
+    page.get_by_role("button", name="Save rules").click()
+    expect(page.get_by_role("link", name="Rule card (PDF)")).to_be_visible()
+    house_rules = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    page.goto(live_server.base_url + "/games/new")
+    page.get_by_label("Gran's Shanghai").check()
+    for name in ("Grandma Rose", "Mum", "Sam"):
+        page.get_by_label(name).check()
+    page.get_by_role("button", name="Next: seating").click()
+    page.get_by_role("button", name="Start game").click()
+    expect(page.locator("h1.contract")).to_be_visible()
+    house_game = int(page.url.rstrip("/").rsplit("/", 1)[1])
+
     state = page.context.storage_state()
     page.context.close()
     return {"base": live_server.base_url, "state": state, "playing": playing, "finished": finished,
-            "player": ids["Mum"], "rival": ids["Dad"], "join": join, "live": live, "keep": keep}
+            "player": ids["Mum"], "rival": ids["Dad"], "join": join, "live": live, "keep": keep,
+            "house_rules": house_rules, "house_game": house_game}
 
 
 def _tour(live_server, browser, size, names=tuple(PAGES), schemes=SCHEMES, **options):
