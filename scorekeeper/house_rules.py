@@ -116,7 +116,7 @@ def _attach(form: HouseRulesForm, problems: list[house.Problem]) -> None:
 def _editor(row: HouseRules | None, start: rules.Variant):
     family = services.current_family()
     posted = _posted() if request.method == "POST" else None
-    form = HouseRulesForm(formdata=posted, data=None if posted else house_rules_data(start))
+    form = HouseRulesForm(formdata=posted, data=None if posted is not None else house_rules_data(start))
     form.list_errors = {}
     step = request.form.get("step", "")
     flagged = False  # the page says to look at the marked fields
