@@ -425,6 +425,10 @@ class HouseRulesForm(FlaskForm):
     going_out = TextAreaField("How to go out", validators=[Length(max=500)])
     notes = TextAreaField("Other rules, one per line", validators=[Length(max=2000)])
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.list_errors: dict[str, list[str]] = {}  # "rounds", "deck_rules", "deck_rules-0": problems of a list or row
+
     def validate(self, extra_validators=None) -> bool:
         ok = super().validate(extra_validators)
         needs = [(self.going_out_kind.data != "zero", self.going_out_bonus, "Enter the bonus for going out."),

@@ -8,7 +8,7 @@ from werkzeug.datastructures import MultiDict
 from . import printing, rules, services, transfer
 from .forms import BLANK_RULES, POINT_FIELDS, HouseRulesForm, VariantImportForm, house_rules_data
 from .models import HouseRules
-from .prints import _paper, _send
+from .prints import send_rule_card
 from .rules import house
 from .services import RuleError
 
@@ -117,7 +117,6 @@ def _editor(row: HouseRules | None, start: rules.Variant):
     family = services.current_family()
     posted = _posted() if request.method == "POST" else None
     form = HouseRulesForm(formdata=posted, data=None if posted is not None else house_rules_data(start))
-    form.list_errors = {}
     step = request.form.get("step", "")
     flagged = False  # the page says to look at the marked fields
     if step:
@@ -125,7 +124,6 @@ def _editor(row: HouseRules | None, start: rules.Variant):
         data = _edit_step(form, posted, step)
         if data is not None:
             form = HouseRulesForm(formdata=data)
-            form.list_errors = {}
     elif form.validate_on_submit():
         variant = form.to_variant()
         problems = house.variant_problems(variant)
@@ -199,8 +197,7 @@ def delete(rules_id: int):
 
 @bp.get("/<int:rules_id>/card.pdf")
 def card_pdf(rules_id: int):
-    row = _rules_or_404(rules_id)
-    return _send(printing.rule_card_document(printing.rule_card(row.variant), _paper()))
+    return send_rule_card(_rules_or_404(rules_id).variant)
 
 
 @bp.get("/<int:rules_id>/rules.json")

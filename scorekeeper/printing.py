@@ -75,12 +75,12 @@ def _variant(variant: rules.Variant | str) -> rules.Variant:
         raise PrintError(f"Unknown preset '{variant}'. Known: {', '.join(rules.VARIANTS)}.") from None
 
 
-def going_out_score(variant: rules.Variant) -> str:
-    """What going out scores, in words: ``Going out scores −10 × the round number``."""
+def going_out_score(variant: rules.Variant, round_word: str = "the round number") -> str:
+    """What going out scores: ``0``, ``−10``, ``−5 × the round number``."""
     if not variant.going_out_bonus:
-        return "Going out scores 0"
-    per = " × the round number" if variant.going_out_per_round else ""
-    return f"Going out scores \u2212{variant.going_out_bonus}{per}"
+        return "0"
+    per = f" × {round_word}" if variant.going_out_per_round else ""
+    return f"\u2212{variant.going_out_bonus}{per}"
 
 
 def _buys(n: int) -> str:
@@ -230,7 +230,7 @@ def _variant_summary(variant: rules.Variant, players: int) -> dict:
         "points": _point_key(variant),
         "buying": _buy_key(variant),
         "bonuses": [f"{b.label}: {b.points}" for b in variant.bonuses],
-        "going_out": going_out_score(variant).removeprefix("Going out scores ").replace("the round number", "round"),
+        "going_out": going_out_score(variant, "round"),
     }
 
 

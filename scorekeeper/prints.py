@@ -77,17 +77,20 @@ def game_sheet(game_id: int):
     return _send(printing.sheet_document(sheet, _paper()))
 
 
+def send_rule_card(variant) -> object:
+    """The rule card PDF of ``variant`` (or of the preset with this key), on the paper asked for."""
+    return _send(printing.rule_card_document(printing.rule_card(variant), _paper()))
+
+
 @bp.get("/games/<int:game_id>/rules.pdf")
 def game_rule_card(game_id: int):
     """The rule card of the rules a game is played by (its own copy)."""
-    game = game_or_404(game_id)
-    return _send(printing.rule_card_document(printing.rule_card(game.variant), _paper()))
+    return send_rule_card(game_or_404(game_id).variant)
 
 
 @bp.get("/print/rules/<key>.pdf")
 def rule_card(key: str):
     try:
-        card = printing.rule_card(key)
+        return send_rule_card(key)
     except printing.PrintError:
         abort(404)
-    return _send(printing.rule_card_document(card, _paper()))
