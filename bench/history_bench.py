@@ -16,11 +16,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scorekeeper import create_app, services  # noqa: E402
-from scorekeeper.db import counting_statements, db  # noqa: E402
-from scorekeeper.demo import seed_demo  # noqa: E402
-from scorekeeper.models import Game, Player  # noqa: E402
 from signin import signed_in_client  # noqa: E402
+
+from scorekeeper import create_app  # noqa: E402
+from scorekeeper.demo import seed_demo  # noqa: E402
+from scorekeeper.extensions import counting_statements, db  # noqa: E402
+from scorekeeper.models import Game, Player  # noqa: E402
+from scorekeeper.web import access  # noqa: E402
 
 
 def build(games: int):
@@ -28,7 +30,7 @@ def build(games: int):
     app = create_app({"SECRET_KEY": "bench-only secret, not for serving", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{folder}/h.sqlite"})
     started = time.perf_counter()
     with app.app_context():
-        seed_demo(services.current_family(), games, seed=7)
+        seed_demo(access.current_family(), games, seed=7)
         newest = db.session.execute(db.select(Game.id).order_by(Game.id.desc()).limit(1)).scalar()
         players = db.session.execute(db.select(Player.id).order_by(Player.id).limit(2)).scalars().all()
     seeded = time.perf_counter() - started

@@ -17,10 +17,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flask import render_template  # noqa: E402
-
-from scorekeeper import create_app, printing, rules, services  # noqa: E402
-from scorekeeper.db import db  # noqa: E402
 from signin import signed_in_client  # noqa: E402
+
+from scorekeeper import (  # noqa: E402
+    create_app,
+    families,  # noqa: E402
+    rules,
+)
+from scorekeeper.extensions import db  # noqa: E402
+from scorekeeper.games import service  # noqa: E402
+
 
 def bare_page(rows: int, columns: int, orientation: str = "landscape") -> str:
     """A bare one-table page: no styling beyond borders, ``rows`` × ``columns`` cells of short text."""
@@ -79,21 +85,21 @@ def main() -> None:
     game_id = play_game(client)
 
     with app.test_request_context():
-        game = services.load_game(services.sole_family(), game_id)
+        game = service.load_game(families.sole_family(), game_id)
         documents = {}
         for key in rules.VARIANTS:
             names = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
-            documents[f"blank sheet {key} (8 players)"] = printing.sheet_document(
-                printing.blank_sheet(key, names, "Cy"), "letter")
-            documents[f"rule card {key}"] = printing.rule_card_document(printing.rule_card(key), "letter")
-        documents["filled sheet shanghai-10 (8 players, 10 rounds)"] = printing.sheet_document(
-            printing.filled_sheet(game, "Bench family"), "letter")
+            documents[f"blank sheet {key} (8 players)"] = documents.sheet_document(
+                documents.blank_sheet(key, names, "Cy"), "letter")
+            documents[f"rule card {key}"] = documents.rule_card_document(documents.rule_card(key), "letter")
+        documents["filled sheet shanghai-10 (8 players, 10 rounds)"] = documents.sheet_document(
+            documents.filled_sheet(game, "Bench family"), "letter")
         htmls = {name: render_template(doc.template, **doc.context) for name, doc in documents.items()}
         db.session.remove()
 
         small = bare_page(11, 5)
-        printing.html_to_pdf(small)  # warm fonts and caches once, for everyone alike
-        small_ms = median_ms(lambda: printing.html_to_pdf(small), repeat)
+        documents.html_to_pdf(small)  # warm fonts and caches once, for everyone alike
+        small_ms = median_ms(lambda: documents.html_to_pdf(small), repeat)
         print(f"{'document':50} {'median ms':>9} {'bare same-size ms':>17} {'× same-size':>11} {'× small bare':>12}")
         print(f"{'bare one-table page, 11 × 5':50} {small_ms:9.1f}")
         worst = 0.0
@@ -105,14 +111,14 @@ def main() -> None:
                 shape = (len(doc.context["variant"].rounds) + 14, 5, "portrait")
             bare = bare_page(*shape)
             ms, bare_ms = paired_medians_ms(
-                lambda: printing.html_to_pdf(html), lambda: printing.html_to_pdf(bare), repeat
+                lambda: documents.html_to_pdf(html), lambda: documents.html_to_pdf(bare), repeat
             )
             worst = max(worst, ms / bare_ms)
             print(f"{name:50} {ms:9.1f} {bare_ms:17.1f} {ms / bare_ms:11.2f} {ms / small_ms:12.2f}")
 
     url = f"/games/{game_id}/sheet.pdf"
-    printing.cache._items.clear()
-    cold = median_ms(lambda: (printing.cache._items.clear(), client.get(url)), repeat)
+    documents.cache._items.clear()
+    cold = median_ms(lambda: (documents.cache._items.clear(), client.get(url)), repeat)
     etag = client.get(url).headers["ETag"]
     not_modified = median_ms(lambda: client.get(url, headers={"If-None-Match": etag}), repeat * 5)
     cached = median_ms(lambda: client.get(url), repeat * 5)

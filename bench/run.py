@@ -55,31 +55,34 @@ def prepare(folder: Path, games: int, fresh_games: int) -> dict:
     """Seed a database and set up the games the endpoints need; returns ids for the URLs."""
     os.environ["SCOREKEEPER_INSTANCE_PATH"] = str(folder)  # its secret key is made there too
     os.environ.pop("SCOREKEEPER_DATABASE_URL", None)
-    from scorekeeper import accounts, create_app, rules, services, sharing
-    from scorekeeper.db import db
+    from scorekeeper import create_app, families, rules
+    from scorekeeper.accounts import service as account_service
     from scorekeeper.demo import seed_demo
+    from scorekeeper.extensions import db
+    from scorekeeper.games import hands, service
     from scorekeeper.models import FINISHED, Game, Player
+    from scorekeeper.sharing import service as sharing
 
     app = create_app()
     with app.app_context():
-        member = accounts.create_family("The Benchmarks", BENCH_USER, BENCH_PASSWORD)
+        member = account_service.create_family("The Benchmarks", BENCH_USER, BENCH_PASSWORD)
         family = member.family
         seed_demo(family, games, seed=1)
-        players = {p.name: p for p in services.family_players(family)}
+        players = {p.name: p for p in families.family_players(family)}
         for name in PLAYERS:
             if name not in players:
                 players[name] = Player(family_id=family.id, name=name)
                 db.session.add(players[name])
         db.session.commit()
         variant = rules.get_variant("shanghai-10")
-        seats = [services.SeatChoice(player_id=players[n].id) for n in PLAYERS]
-        playing = services.start_game(family, variant, seats, first_dealer=0)
+        seats = [service.SeatChoice(player_id=players[n].id) for n in PLAYERS]
+        playing = service.start_game(family, variant, seats, first_dealer=0)
         for number in (1, 2):  # a game in progress with two hands in
-            entries = [services.HandEntry(player_id=players[n].id, went_out=(i == number),
+            entries = [rules.Hand(player_id=players[n].id, went_out=(i == number),
                                           laid_down=True, counts={"K": 1, "5": 2}) for i, n in enumerate(PLAYERS)]
-            services.record_round(playing, number, entries, version=0)
+            hands.record_round(playing, number, entries, version=0)
         scoreboard = sharing.create(playing, "view", member)  # a phone or TV watching the game
-        fresh = [services.start_game(family, variant, seats, first_dealer=0).id for _ in range(fresh_games)]
+        fresh = [service.start_game(family, variant, seats, first_dealer=0).id for _ in range(fresh_games)]
         finished = db.session.execute(
             db.select(Game.id).where(Game.status == FINISHED).order_by(Game.id.desc()).limit(40)
         ).scalars().all()
@@ -242,7 +245,7 @@ def summarise(latencies, wall) -> dict:
 def count_queries(folder: Path, ids: dict, games: int) -> tuple[dict[str, int], dict[str, float]]:
     """SQL statements per request and the median time to draw each page, in-process, no cache."""
     from scorekeeper import create_app
-    from scorekeeper.db import counting_statements
+    from scorekeeper.extensions import counting_statements
 
     os.environ["SCOREKEEPER_INSTANCE_PATH"] = str(folder)
     app = create_app()
@@ -348,8 +351,10 @@ def measure(games: int, options) -> dict:
 
 
 def measure_pdf(port, ids, cookie, options) -> dict:
+    from scorekeeper.printing import documents
+
     """Filled score sheet: cold renders (distinct games), repeats (ETag → 304), and bare pages."""
-    from scorekeeper import printing
+
 
     sys.path.insert(0, str(ROOT / "bench"))
     from pdf_bench import bare_page
@@ -366,9 +371,9 @@ def measure_pdf(port, ids, cookie, options) -> dict:
     repeat = summarise(*python_load(port, jobs, 1))["median"]
     # Bare pages rendered in this process: a small one-table page, and one the sheet's size.
     small, same = bare_page(11, 5), bare_page(24, 14)
-    printing.html_to_pdf(small)
-    bare_small = statistics.median(_time(lambda: printing.html_to_pdf(small)) for _ in range(options.pdf_cold))
-    bare_same = statistics.median(_time(lambda: printing.html_to_pdf(same)) for _ in range(options.pdf_cold))
+    documents.html_to_pdf(small)
+    bare_small = statistics.median(_time(lambda: documents.html_to_pdf(small)) for _ in range(options.pdf_cold))
+    bare_same = statistics.median(_time(lambda: documents.html_to_pdf(same)) for _ in range(options.pdf_cold))
     return {"cold": statistics.median(cold), "repeat": repeat, "bare_small": bare_small, "bare_same": bare_same}
 
 

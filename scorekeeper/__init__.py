@@ -9,11 +9,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from flask import Flask
-from flask_wtf.csrf import CSRFProtect
 
-from .db import db
-
-csrf = CSRFProtect()
+from .extensions import csrf, db
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -76,45 +73,31 @@ def create_app(test_config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance_path)
 
-    from . import (
-        auth,
-        cli,
-        errors,
-        games,
-        history,
-        house_rules,
-        live,
-        main,
-        prints,
-        pwa,
-        rounds,
-        rulebook,
-        rules,
-        schema,
-        security,
-        speed,
-    )
+    from . import cli, rules, upgrade
+    from .accounts import views as accounts
+    from .games import views as games
+    from .history import views as history
+    from .house_rules import views as house_rules
+    from .printing import views as printing
+    from .sharing import views as sharing
+    from .transfer import views as transfer
+    from .web import access, errors, home, page_cache, pwa, security
 
     security.init_app(app)
     db.init_app(app)
     csrf.init_app(app)
-    auth.init_app(app)
-
-    app.register_blueprint(main.bp)
-    app.register_blueprint(games.bp)
-    app.register_blueprint(rounds.bp)
-    app.register_blueprint(prints.bp)
-    app.register_blueprint(rulebook.bp)
-    app.register_blueprint(history.bp)
-    app.register_blueprint(live.bp)
-    app.register_blueprint(pwa.bp)
-    app.register_blueprint(house_rules.bp)
+    accounts.init_app(app)
+    for blueprint in (
+        home.bp, accounts.bp, games.bp, printing.bp, sharing.bp, history.bp, transfer.bp, house_rules.bp, pwa.bp
+    ):
+        app.register_blueprint(blueprint)
+    access.init_app(app)
     app.jinja_env.globals["preset_keys"] = frozenset(rules.VARIANTS)  # their rules pages are public
     # Capital first letter, the rest as written ("pair of Aces"), unlike Jinja's capitalize.
     app.jinja_env.filters["sentence"] = lambda text: text[:1].upper() + text[1:]
     errors.init_app(app)
     cli.init_app(app)
-    speed.init_app(app)
-    schema.init_app(app)
+    page_cache.init_app(app)
+    upgrade.init_app(app)
 
     return app

@@ -12,10 +12,13 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from . import demo, printing, services, transfer
-from .db import db
+from . import demo
+from .extensions import db
+from .families import RuleError, sole_family
 from .models import Family, Game
-from .services import is_number
+from .printing import documents as printing
+from .transfer import checks, export, importing
+from .web.fields import is_number
 
 DEFAULT_COLUMNS = 4  # a blank sheet without --players has room for a usual table
 PAPER = click.option("--paper", type=click.Choice(printing.PAPERS), default="letter", show_default=True)
@@ -25,8 +28,8 @@ OUTPUT = click.option("-o", "--output", required=True, type=click.Path(dir_okay=
 
 def _family(name: str | None) -> Family:
     try:
-        return services.sole_family(name)
-    except services.RuleError as error:
+        return sole_family(name)
+    except RuleError as error:
         raise click.ClickException(str(error)) from None
 
 
@@ -120,7 +123,7 @@ def rulecard_command(variant, paper, output):
 def export_command(as_csv, family, output):
     """Export the family's whole history as JSON (lossless) or CSV."""
     family = _family(family)
-    _write_atomically(transfer.export_csv(family) if as_csv else transfer.export_json(family), output)
+    _write_atomically(export.export_csv(family) if as_csv else export.export_json(family), output)
     click.echo(f"Wrote {output}.")
 
 
@@ -132,9 +135,9 @@ def import_command(file, family):
     """Import a JSON export; games already here are skipped."""
     family = _family(family)
     try:
-        data = transfer.parse(file.read_bytes())
-        added, skipped = transfer.import_data(family, data)
-    except transfer.TransferError as error:
+        data = checks.parse(file.read_bytes())
+        added, skipped = importing.import_data(family, data)
+    except checks.TransferError as error:
         raise click.ClickException(f"Nothing imported: {error}") from None
     click.echo(f"Imported {added} games ({skipped} were already here).")
 

@@ -13,9 +13,10 @@ from datetime import datetime, time, timedelta
 import sqlalchemy as sa
 from sqlalchemy import func, insert
 
-from . import rules, services
-from .db import db
-from .models import FINISHED, Family, Game, GameRound, Player, PlayerGame, Result, Seat
+from . import rules
+from .extensions import db
+from .families import commit_for, family_players
+from .models import FINISHED, Family, Game, GameRound, Player, PlayerGame, Result, Seat, utcnow
 
 DEMO_PLAYERS = ("Grandma Rose", "Grandpa Joe", "Mum", "Dad", "Lily", "Sam", "Aunt May", "Uncle Ben")
 CHUNK = 250  # games per round trip
@@ -43,7 +44,7 @@ def _leftover(rng: random.Random, variant, round_, decks, remaining: dict[str, i
 def seed_demo(family: Family, games: int, seed: int | None = None, end: datetime | None = None) -> int:
     """Add ``games`` finished games across all presets to ``family``; returns how many were added."""
     rng = random.Random(seed)
-    saved = {p.name.casefold(): p for p in services.family_players(family)}
+    saved = {p.name.casefold(): p for p in family_players(family)}
     players = {}
     for name in DEMO_PLAYERS:
         players[name] = saved.get(name.casefold()) or Player(family_id=family.id, name=name)
@@ -52,7 +53,7 @@ def seed_demo(family: Family, games: int, seed: int | None = None, end: datetime
 
     ids = {m: _next_id(m) for m in (Game, Seat, GameRound, Result, PlayerGame)}
     variants = list(rules.VARIANTS.values())
-    day = (end or services.utcnow()).date()
+    day = (end or utcnow()).date()
     # Walk back in time so the newest demo game is the most recent.
     dates = []
     for _ in range(games):
@@ -67,7 +68,7 @@ def seed_demo(family: Family, games: int, seed: int | None = None, end: datetime
             _flush(rows)
     _flush(rows)
     _advance_sequences()
-    services.commit_for(family.id)
+    commit_for(family.id)
     return games
 
 
@@ -117,42 +118,41 @@ def _one_game(rng, family, variants, players, played_on, ids, rows) -> None:
         remaining = {k.code: variant.copies(k, decks) for k in variant.keys}
         out = rng.randrange(count)
         for seat, player in enumerate(seated):
-            buys = min(round_.buy_limit, int(rng.expovariate(1.3)))
-            laid_down = seat == out or rng.random() < 0.65
-            if laid_down and not variant.down_may_buy and seat != out:
-                buys = min(buys, 1)
-            if seat == out:
-                counts, bonus = {}, 0
-                if variant.bonuses and rng.random() < 0.06:
-                    chosen = rng.choice(variant.bonuses)
-                    bonus_code, bonus = chosen.code, chosen.points
-                else:
-                    bonus_code = ""
-                points = bonus
-            else:
-                counts = _leftover(rng, variant, round_, decks, remaining, laid_down, buys)
-                bonus_code, bonus = "", 0
-                points = rules.score_keys(variant, counts)
+            hand = _demo_hand(rng, variant, round_, decks, remaining, player.id, seat == out)
+            points, bonus = rules.hand_score(variant, hand, number)
             rows[Result].append({
                 "id": ids[Result], "round_id": round_id, "player_id": player.id, "position": seat,
-                "buys": buys, "laid_down": laid_down, "went_out": seat == out,
-                "cards": services.cards_text(variant, counts), "hand_total": None,
-                "bonus_code": bonus_code, "bonus": bonus, "points": points,
+                "buys": hand.buys, "laid_down": hand.laid_down, "went_out": hand.went_out,
+                "cards": rules.cards_text(variant, hand.counts), "hand_total": None,
+                "bonus_code": hand.bonus_code, "bonus": bonus, "points": points,
             })
             ids[Result] += 1
             totals[seat] += points
-            tally[seat]["hands_won"] += seat == out
-            tally[seat]["times_stuck"] += not laid_down
-            tally[seat]["buys"] += buys
-    low = min(totals)
+            tally[seat]["hands_won"] += hand.went_out
+            tally[seat]["times_stuck"] += not hand.laid_down
+            tally[seat]["buys"] += hand.buys
+    winners = rules.leaders(totals)
     for seat, player in enumerate(seated):
         rows[PlayerGame].append({
             "id": ids[PlayerGame], "family_id": family.id, "game_id": game_id, "player_id": player.id,
             "variant_key": variant.key, "status": FINISHED, "played_on": played_on,
             "month": played_on.strftime("%Y-%m"), "hands_played": len(numbers), "total": totals[seat],
-            "won": totals[seat] == low, **tally[seat],
+            "won": seat in winners, **tally[seat],
         })
         ids[PlayerGame] += 1
+
+
+def _demo_hand(rng, variant, round_, decks, remaining: dict[str, int], player_id: int, went_out: bool) -> rules.Hand:
+    """One player's plausible end of a hand: buys, laid down or stuck, the cards left."""
+    buys = min(round_.buy_limit, int(rng.expovariate(1.3)))
+    laid_down = went_out or rng.random() < 0.65
+    if laid_down and not variant.down_may_buy and not went_out:
+        buys = min(buys, 1)
+    if went_out:
+        chosen = rng.choice(variant.bonuses) if variant.bonuses and rng.random() < 0.06 else None
+        return rules.Hand(player_id, went_out=True, laid_down=True, buys=buys, bonus_code=chosen.code if chosen else "")
+    counts = _leftover(rng, variant, round_, decks, remaining, laid_down, buys)
+    return rules.Hand(player_id, laid_down=laid_down, buys=buys, counts=counts)
 
 
 def _flush(rows: dict[type, list[dict]]) -> None:

@@ -7,12 +7,12 @@ workers = 2
 
 
 def on_starting(server):
-    """One start token for every worker: see ``speed.STARTED``."""
+    """One start token for every worker: see ``web.page_cache.STARTED``."""
     os.environ["SCOREKEEPER_STARTED"] = secrets.token_hex(8)
 
 
 def post_worker_init(worker):
     """Load WeasyPrint and its fonts once per worker, so the first score sheet is not the slow one."""
-    from scorekeeper.printing import html_to_pdf
+    from scorekeeper.printing.documents import html_to_pdf
 
     html_to_pdf("<p>ready</p>")

@@ -11,12 +11,13 @@ from flask_login import UserMixin
 from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .db import db
+from .extensions import db
 from .rules import Variant
 
 IN_PROGRESS = "in_progress"
 FINISHED = "finished"
 ABANDONED = "abandoned"
+MAX_ID = 2**31 - 1  # the largest integer an Integer column holds on every database (PostgreSQL: 32 bits)
 
 
 def utcnow() -> datetime:

@@ -26,7 +26,7 @@ from werkzeug.datastructures import MultiDict
 from werkzeug.security import generate_password_hash
 
 from scorekeeper import create_app
-from scorekeeper.db import db
+from scorekeeper.extensions import db
 from scorekeeper.models import Family, Game, GameRound, Member, Player, Result, Seat
 
 VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}

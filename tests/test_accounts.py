@@ -16,8 +16,8 @@ import pytest
 from markupsafe import escape
 from sqlalchemy import delete, update
 
-from scorekeeper import accounts
-from scorekeeper.db import db
+from scorekeeper.accounts import service as account_service
+from scorekeeper.extensions import db
 from scorekeeper.models import Family, Invite, Member, SignInFailure, utcnow
 from tests.helpers import (
     TEST_PASSWORD,
@@ -185,7 +185,7 @@ def test_signup_refuses_a_taken_username_whatever_its_case(app):
     before = db_snapshot(app)
     page = client.post("/signup", data=new_family_data("Second family", " TESTER "))
     assert page.status_code == 200
-    assert element_text(page, "username-errors") == accounts.USERNAME_TAKEN
+    assert element_text(page, "username-errors") == account_service.USERNAME_TAKEN
     assert input_value(page, "family_name") == "Second family"
     assert input_value(page, "username") == " TESTER "
     assert not input_value(page, "password")
@@ -200,7 +200,7 @@ def test_wrong_password_and_unknown_username_get_the_same_answer(app):
     before_rows = db_snapshot(app)["member"]
     wrong_password = sign_in(client, TEST_USERNAME, "not the password")
     unknown_user = sign_in(client, "nobody-here", "not the password")
-    assert sign_in_error(wrong_password) == sign_in_error(unknown_user) == (200, accounts.NO_MATCH)
+    assert sign_in_error(wrong_password) == sign_in_error(unknown_user) == (200, account_service.NO_MATCH)
     assert input_value(wrong_password, "username") == TEST_USERNAME  # kept for the next try
     assert not input_value(wrong_password, "password")
     assert db_snapshot(app)["member"] == before_rows
@@ -330,7 +330,7 @@ def test_sign_out_everywhere_ends_other_sessions_and_remember_cookies(app):
 def fail_sign_ins(client, username: str, times: int, address=ADDRESS) -> None:
     for _ in range(times):
         response = sign_in(client, username, "not the password", address=address)
-        assert sign_in_error(response) == (200, accounts.NO_MATCH)
+        assert sign_in_error(response) == (200, account_service.NO_MATCH)
 
 
 def test_five_wrong_passwords_lock_the_account_like_an_unknown_username(app):
@@ -338,7 +338,7 @@ def test_five_wrong_passwords_lock_the_account_like_an_unknown_username(app):
     client = strict_client(app, None)
     fail_sign_ins(client, TEST_USERNAME, 5)
     locked = sign_in(client, TEST_USERNAME, TEST_PASSWORD)  # even the right password
-    assert sign_in_error(locked) == (429, accounts.TOO_MANY)
+    assert sign_in_error(locked) == (429, account_service.TOO_MANY)
     assert signed_out(client)
 
     fail_sign_ins(client, "nobody-here", 5)
@@ -346,7 +346,7 @@ def test_five_wrong_passwords_lock_the_account_like_an_unknown_username(app):
 
     # The lock is on the account: another address is refused too; other accounts are not.
     elsewhere = strict_client(app, None)
-    assert sign_in_error(sign_in(elsewhere, address=OTHER_ADDRESS)) == (429, accounts.TOO_MANY)
+    assert sign_in_error(sign_in(elsewhere, address=OTHER_ADDRESS)) == (429, account_service.TOO_MANY)
     assert sign_in(elsewhere, "ann", address=OTHER_ADDRESS).status_code == 302
     assert elsewhere.get("/history").status_code == 200
 
@@ -355,7 +355,7 @@ def test_changing_the_case_of_the_username_does_not_escape_the_lock(app):
     client = strict_client(app, None)
     for username in ("Tester", "TESTER", " tester", "tEsTeR ", "tester"):
         fail_sign_ins(client, username, 1)
-    assert sign_in_error(sign_in(client)) == (429, accounts.TOO_MANY)
+    assert sign_in_error(sign_in(client)) == (429, account_service.TOO_MANY)
 
 
 def test_a_successful_sign_in_clears_the_account_failures(app):
@@ -373,7 +373,7 @@ def test_thirty_failures_from_one_address_lock_that_address_only(app):
     for n in range(10):  # three tries each: no single account reaches its limit
         fail_sign_ins(client, f"guess{n}", 3)
     for username, password in ((TEST_USERNAME, TEST_PASSWORD), ("ann", TEST_PASSWORD), ("new-name", "x" * 9)):
-        assert sign_in_error(sign_in(client, username, password)) == (429, accounts.TOO_MANY), username
+        assert sign_in_error(sign_in(client, username, password)) == (429, account_service.TOO_MANY), username
     assert signed_out(client)
 
     elsewhere = strict_client(app, None)
@@ -390,8 +390,8 @@ def add_failures(app, key: str, count: int, minutes_ago: float) -> None:
 
 @pytest.mark.parametrize(
     "key, count",
-    [(f"user:{TEST_USERNAME}", accounts.MAX_FAILURES_PER_ACCOUNT),
-     (f"addr:{ADDRESS}", accounts.MAX_FAILURES_PER_ADDRESS)],
+    [(f"user:{TEST_USERNAME}", account_service.MAX_FAILURES_PER_ACCOUNT),
+     (f"addr:{ADDRESS}", account_service.MAX_FAILURES_PER_ADDRESS)],
     ids=["account", "address"],
 )
 @pytest.mark.parametrize("minutes_ago, locked", [(14, True), (16, False)])
@@ -400,7 +400,7 @@ def test_failures_count_for_fifteen_minutes(app, key, count, minutes_ago, locked
     client = strict_client(app, None)
     response = sign_in(client)
     if locked:
-        assert sign_in_error(response) == (429, accounts.TOO_MANY)
+        assert sign_in_error(response) == (429, account_service.TOO_MANY)
     else:
         assert response.status_code == 302
         assert client.get("/history").status_code == 200
@@ -466,7 +466,7 @@ def test_join_refuses_bad_input_beside_the_field_and_keeps_the_link_usable(app, 
     before = db_snapshot(app)
     for data, field, message in [
         ({"username": TEST_USERNAME.upper(), "password": NEW_PASSWORD, "confirm": NEW_PASSWORD},
-         "username", accounts.USERNAME_TAKEN),
+         "username", account_service.USERNAME_TAKEN),
         ({"username": "bob", "password": "short", "confirm": "short"}, "password", "at least 8 characters"),
         ({"username": "b!b", "password": NEW_PASSWORD, "confirm": NEW_PASSWORD}, "username", "letters, digits"),
     ]:

@@ -22,9 +22,10 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from scorekeeper import schema, speed
-from scorekeeper.db import db
+from scorekeeper import upgrade
+from scorekeeper.extensions import db
 from scorekeeper.models import Game
+from scorekeeper.web import page_cache
 from tests import helpers
 from tests.helpers import (
     POSTGRES_URL,
@@ -339,8 +340,8 @@ def test_a_phone_is_not_shown_pages_from_before_the_restore(tmp_path, monkeypatc
     for suffix in ("-wal", "-shm"):
         Path(f"{database}{suffix}").unlink(missing_ok=True)
     # A restarted server process starts with no pages in memory, and a new start mark.
-    speed.pages.clear()
-    monkeypatch.setattr(speed, "STARTED", "restarted")
+    page_cache.pages.clear()
+    monkeypatch.setattr(page_cache, "STARTED", "restarted")
     restored = make_app(database_url=f"sqlite:///{database}")
     phone = strict_client(restored, None)
     phone.set_cookie("session", session_cookie)  # the phone kept its cookie and its cached page
@@ -465,7 +466,7 @@ def test_pg_dump_and_pg_restore_keep_the_games(app, client, tmp_path, request, t
     restored = make_app(database_url=url)
     assert db_snapshot(restored) == at_dump
     with restored.app_context():
-        assert schema.upgrade_database() is False  # at the newest revision already
+        assert upgrade.upgrade_database() is False  # at the newest revision already
         assert db.session.get(Game, later) is None
     client = strict_client(restored)  # the member came back with the rest
     page = client.get(f"/games/{game}/standings")

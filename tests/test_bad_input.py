@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from scorekeeper.extensions import db
+from scorekeeper.models import GameRound, Result
 from tests.helpers import (
     db_snapshot,
     element_text,
@@ -26,8 +28,6 @@ from tests.helpers import (
     texts_by_class,
     version_of,
 )
-from scorekeeper.db import db
-from scorekeeper.models import GameRound, Result
 
 
 @pytest.fixture
@@ -160,13 +160,13 @@ def test_non_numeric_total_or_buys(client, app, game, name):
 
 
 # Round 1 of each preset: dealt + buy limit × cards per buy.
-@pytest.mark.parametrize("variant, most, sum_text", [
-    ("family-7", 19, "11 dealt + 4 buys × 2 = 19"),
-    ("shanghai-rum", 17, "11 dealt + 2 buys × 3 = 17"),
-    ("shanghai-10", 17, "11 dealt + 3 buys × 2 = 17"),
-    ("online-11", 17, "11 dealt + 3 buys × 2 = 17"),
+@pytest.mark.parametrize("variant, most, limit, sum_text", [
+    ("family-7", 19, 4, "11 dealt + 4 buys × 2 = 19"),
+    ("shanghai-rum", 17, 2, "11 dealt + 2 buys × 3 = 17"),
+    ("shanghai-10", 17, 3, "11 dealt + 3 buys × 2 = 17"),
+    ("online-11", 17, 3, "11 dealt + 3 buys × 2 = 17"),
 ])
-def test_a_hand_larger_than_dealt_plus_every_buy(client, app, variant, most, sum_text):
+def test_a_hand_larger_than_dealt_plus_every_buy(client, app, variant, most, limit, sum_text):
     game_id = new_game(client, variant, ["Ann", "Bob", "Cy"], first_dealer="Ann")
     ids = player_ids(app, game_id)
     before = db_snapshot(app)
@@ -177,8 +177,29 @@ def test_a_hand_larger_than_dealt_plus_every_buy(client, app, variant, most, sum
     assert input_value(page, field(ids["Bob"], "k_3")) == "2"
     assert db_snapshot(app) == before
 
-    # Exactly the most is possible: it goes to the review.
-    review = post_round(client, game_id, 1, round_data(ids, "Ann", {"Bob": hand_cards(most), "Cy": "5"}, 0))
+    # Exactly the most is possible for a player who made every buy: it goes to the review.
+    review = post_round(client, game_id, 1, round_data(ids, "Ann", {"Bob": hand_cards(most), "Cy": "5"}, 0,
+                                                       buys={"Bob": limit}))
+    assert "Check round 1" in text_of(review)
+    assert db_snapshot(app) == before
+
+
+def test_a_hand_larger_than_dealt_plus_the_players_own_buys(client, app):
+    """family-7 round 1: 11 dealt, a buy brings 2 cards. With one buy Bob can hold 13, not 14."""
+    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    before = db_snapshot(app)
+    page = post_round(client, game_id, 1, round_data(ids, "Ann", {"Bob": hand_cards(14), "Cy": hand_cards(12)}, 0,
+                                                     buys={"Bob": 1}))
+    assert_form_refused(page)
+    assert "14 cards is more than Bob could hold with 1 buy (11 dealt + 1 buy × 2 = 13)" in element_text(
+        page, f"hand-{ids['Bob']}")
+    assert "12 cards is more than Cy could hold with 0 buys (11 dealt + 0 buys × 2 = 11)" in element_text(
+        page, f"hand-{ids['Cy']}")
+    assert db_snapshot(app) == before
+
+    review = post_round(client, game_id, 1, round_data(ids, "Ann", {"Bob": hand_cards(13), "Cy": hand_cards(11)}, 0,
+                                                       buys={"Bob": 1}))
     assert "Check round 1" in text_of(review)
     assert db_snapshot(app) == before
 
@@ -193,7 +214,7 @@ def test_online_11_rounds_10_and_11_allow_19_cards_not_20(client, app):
     assert_form_refused(page, 10)
     assert ("20 cards is more than anyone can hold in round 10 (13 dealt + 3 buys × 2 = 19)"
             in element_text(page, f"hand-{ids['Bob']}"))
-    review = post_round(client, game_id, 10, round_data(ids, "Ann", {"Bob": hand_cards(19)}, 0))
+    review = post_round(client, game_id, 10, round_data(ids, "Ann", {"Bob": hand_cards(19)}, 0, buys={"Bob": 3}))
     assert "Check round 10" in text_of(review)
     assert db_snapshot(app) == before
 

@@ -26,8 +26,9 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 import sqlalchemy as sa
 
-from scorekeeper import rules, services
-from scorekeeper.db import db
+from scorekeeper import families, rules
+from scorekeeper.extensions import db
+from scorekeeper.games import service
 from scorekeeper.models import Game, GameRound, PlayerGame, Result, RoundChange
 from tests.helpers import (
     POSTGRES_URL,
@@ -190,10 +191,10 @@ def served(tmp_path):
 def start_game(app, variant_key: str = "shanghai-10") -> tuple[int, dict[str, int]]:
     """A new game for Ann, Bob and Cy (Ann deals first): its id and the players' ids."""
     with app.app_context():
-        family = services.sole_family()
-        saved = {p.name: p.id for p in services.family_players(family)}
-        seats = [services.SeatChoice(player_id=saved.get(name), new_name=name) for name in NAMES]
-        game = services.start_game(family, rules.get_variant(variant_key), seats, first_dealer=0)
+        family = families.sole_family()
+        saved = {p.name: p.id for p in families.family_players(family)}
+        seats = [service.SeatChoice(player_id=saved.get(name), new_name=name) for name in NAMES]
+        game = service.start_game(family, rules.get_variant(variant_key), seats, first_dealer=0)
         ids = {p.name: p.id for p in game.players}
         game_id = game.id
         db.session.remove()

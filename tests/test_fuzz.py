@@ -49,12 +49,13 @@ from hypothesis import event as hypothesis_event
 from hypothesis import strategies as st
 from werkzeug.datastructures import MultiDict
 
-from scorekeeper import accounts, rules
-from scorekeeper.db import db
-from scorekeeper.auth import KEEPER_PAGES
-from scorekeeper.forms import POINT_FIELDS
+from scorekeeper import rules
+from scorekeeper.accounts import service as account_service
+from scorekeeper.extensions import db
+from scorekeeper.house_rules.forms import POINT_FIELDS
 from scorekeeper.models import Family, Game, GameRound, HouseRules, Invite, Player, Result, ShareLink, Submission
 from scorekeeper.rules.house import WILD_TWOS
+from scorekeeper.web.access import KEEPER
 from tests.helpers import (
     POSTGRES_URL,
     TEST_PASSWORD,
@@ -79,6 +80,11 @@ from tests.test_printing import pdf_text
 SCALE = float(os.environ.get("SCOREKEEPER_FUZZ_EXAMPLES") or 1)
 RAN: dict[str, int] = {}
 SEEN: dict[str, Counter] = {}
+
+
+def keeper_pages(app) -> set[str]:
+    """The endpoints whose views open to a score keeper's link (``@keeper_page``)."""
+    return {endpoint for endpoint, view in app.view_functions.items() if getattr(view, "access", None) == KEEPER}
 
 
 def fuzz(examples: int, **kwargs):
@@ -187,12 +193,12 @@ def parse_int(text):
 
 
 INT4_MAX = 2**31 - 1  # id and version columns are Integer: 32 bits on PostgreSQL
-INT8_MAX = 2**63 - 1  # what services.MAX_ID said the database stores, until 7cac5dc
+INT8_MAX = 2**63 - 1  # what models.MAX_ID said the database stores, until 7cac5dc
 
 
 
 def plain_int(text, value: int) -> bool:
-    """True when ``services.is_number(text)`` holds and ``text`` reads as ``value`` (the version check)."""
+    """True when ``fields.is_number(text)`` holds and ``text`` reads as ``value`` (the version check)."""
     return text.isascii() and text.isdigit() and len(text) <= DIGIT_LIMIT and int(text) == value
 
 
@@ -538,8 +544,10 @@ def legal_hands(draw, t: Table) -> Hands:
         if pid == out:
             continue
         counts: Counter = Counter()
-        for code in draw(st.lists(st.sampled_from(codes), min_size=1, max_size=most)):
-            if remaining[code] > 0 and sum(counts.values()) < most:
+        # No more than this player can hold: cards dealt + their buys × cards per buy.
+        cap = min(most, t.round.cards_dealt + buys * variant.cards_per_buy)
+        for code in draw(st.lists(st.sampled_from(codes), min_size=1, max_size=cap)):
+            if remaining[code] > 0 and sum(counts.values()) < cap:
                 counts[code] += 1
                 remaining[code] -= 1
         if not counts or draw(st.integers(0, 3)) == 0:
@@ -1046,8 +1054,8 @@ def test_failed_sign_ins_write_nothing_but_the_failure_count():
         extra = [(k, v) for k, v in extra if (k != "username" or username is not None)
                  and (k != "password" or password is not None)]
         signs_in = (username is not None and password is not None
-                    and accounts.normal_username(username)[:40] in ("tester", "other")
-                    and password[:accounts.PASSWORD_MAX] == TEST_PASSWORD)
+                    and account_service.normal_username(username)[:40] in ("tester", "other")
+                    and password[:account_service.PASSWORD_MAX] == TEST_PASSWORD)
         if signs_in:
             password += "!"
         pairs = [(k, v) for k, v in (("username", username), ("password", password), ("remember", remember))
@@ -1079,8 +1087,8 @@ def bad_new_member(draw, with_family: bool):
             del fields[kind]
         elif kind == "username":
             fields["username"] = draw(st.one_of(hostile_text, st.sampled_from(["Tester", " other ", "ab", "a" * 41, "-abc", "ümlaut"]))
-                                      .filter(lambda u: accounts.username_problem(accounts.normal_username(u))
-                                              or accounts.normal_username(u) in taken))
+                                      .filter(lambda u: account_service.username_problem(account_service.normal_username(u))
+                                              or account_service.normal_username(u) in taken))
         elif kind == "password":
             fields["password"] = draw(st.one_of(st.text(CHARS, max_size=7), st.text(CHARS, min_size=201, max_size=260)))
             fields["confirm"] = fields["password"] if "confirm" not in kinds else fields.get("confirm", "")
@@ -1805,7 +1813,7 @@ def test_a_score_keeper_link_opens_its_game_and_nothing_else():
     routing = w.app.url_map.bind("localhost")
     ids = dict(game=1, number=1, link=1, player=1, invite=1, rules=1)
     assert {routing.match(path.format(**ids), method=method)[0] for method, path, kept in KEEPER_ROUTES if kept} \
-        == KEEPER_PAGES, "the pages a keeper link opens changed: update KEEPER_ROUTES"
+        == keeper_pages(w.app), "the pages a keeper link opens changed: update KEEPER_ROUTES"
     game_routes = [r for r in KEEPER_ROUTES if "{game}" in r[1]]
     everyone = list(w.ids.values()) + list(w.fresh_ids.values()) + w.foreign_pids
     link_ids = [i for i, _ in w.links.values()]
@@ -2187,7 +2195,7 @@ def test_a_number_of_more_than_4300_digits_is_not_a_500(entry):
 
 @pytest.mark.parametrize("entry", ["game-path", "player-path", "invite-cancel", "history-player", "score-version"])
 def test_ids_beyond_32_bits_on_postgresql(entry):
-    """Found here, on PostgreSQL: ``services.MAX_ID`` was 2**63-1 but ids and versions are
+    """Found here, on PostgreSQL: ``models.MAX_ID`` was 2**63-1 but ids and versions are
     Integer columns (32 bits there), so an id or version from 2**31 to 2**63-1 passed the check
     and the query failed with 'integer out of range': a 500. Fixed in 7cac5dc."""
     app = make_app()
@@ -2371,7 +2379,7 @@ def test_a_family_name_of_spaces_only_is_refused(entry):
 
 
 def test_if_none_match_star_is_no_304_for_a_game_that_is_not_the_familys():
-    """Found here: ``speed.cached_page`` compared ``If-None-Match`` before the view ran, and
+    """Found here: ``page_cache.cached_page`` compared ``If-None-Match`` before the view ran, and
     ``*`` matches any tag, so a signed-in member got a 304 (not a 404) for a missing game or
     another family's, on the round screen and the standings. No data went out (a 304 has no
     body, and any id answered alike), but the answer was wrong. Now only the page's own tag
@@ -2453,7 +2461,7 @@ def test_editor_without_an_optional_text_field_is_not_a_500(name, where):
                                                                                  "pair", "pair-named"])
 @pytest.mark.parametrize("where", ["rules file", "export: a game's rules", "export: house rules"])
 def test_joker_limits_of_the_wrong_shape_are_refused_not_a_500(value, where):
-    """Found here: ``transfer._check_rules`` unpacks each of a snapshot's joker limits as
+    """Found here: ``checks.check_rules`` unpacks each of a snapshot's joker limits as
     ``(kind, size, most)``; ``Variant.from_dict`` makes a tuple of whatever each item is, so joker
     limits that are text ("0"), an object, or lists that are not 3 long raise ValueError there -
     a 500 on POST /house-rules/import and on POST /import (a game's rules, or the export's house

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorekeeper.db import db
+from scorekeeper.extensions import db
 from scorekeeper.models import Game
 from tests.helpers import (
     buys_of,

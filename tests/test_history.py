@@ -15,10 +15,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import func
 
-from scorekeeper import services, stats
-from scorekeeper.db import counting_statements, db
 from scorekeeper.demo import seed_demo
+from scorekeeper.extensions import counting_statements, db
+from scorekeeper.games import summary
+from scorekeeper.history import stats
 from scorekeeper.models import Game, GameRound, Player, PlayerGame, Result, Seat
+from scorekeeper.web import access
 from tests.helpers import (
     db_snapshot,
     drop_app,
@@ -65,7 +67,7 @@ def set_start(app, game_id: int, when: datetime) -> None:
         game.started_at = when
         if game.finished_at is not None:
             game.finished_at = when + timedelta(hours=1)
-        services.refresh_summary(game)
+        summary.refresh_summary(game)
         db.session.commit()
 
 
@@ -264,7 +266,7 @@ def test_best_and_worst_game_link_to_those_games(family):
 
 def test_profile_figures_from_the_stats_module(family):
     with family.app.app_context():
-        fam = services.current_family()
+        fam = access.current_family()
         ann = stats.profile(fam, db.session.get(Player, family.players["Ann"]))
         bob = stats.profile(fam, db.session.get(Player, family.players["Bob"]))
     assert (ann.games, ann.wins, ann.hands, ann.hands_won, ann.times_stuck) == (4, 1, 28, 8, 2)
@@ -304,7 +306,7 @@ def test_records_page_shows_the_records_of_finished_games_only(family):
 
 def test_records_from_the_stats_module(family):
     with family.app.app_context():
-        fam = services.current_family()
+        fam = access.current_family()
         found = {r.title: (r.player, r.value, r.game_id) for r in stats.records(fam)}
         streak = stats.longest_streak(fam)
     assert found["Lowest final score"] == ("Bob", 0, family.games["G5"])
@@ -333,7 +335,7 @@ def test_head_to_head_on_the_records_page(family, first, second, rows):
 
 def test_head_to_head_from_the_stats_module(family):
     with family.app.app_context():
-        fam = services.current_family()
+        fam = access.current_family()
         ann, bob = (db.session.get(Player, family.players[n]) for n in ("Ann", "Bob"))
         duel = stats.head_to_head(fam, ann, bob)
         reverse = stats.head_to_head(fam, bob, ann)
@@ -430,7 +432,7 @@ def test_a_far_future_to_date_lists_all_games(family):
 @pytest.fixture
 def demo_app(app):
     with app.app_context():
-        seed_demo(services.current_family(), 60, seed=3)
+        seed_demo(access.current_family(), 60, seed=3)
     return app
 
 
@@ -660,7 +662,7 @@ def statements_for(app, client, url: str) -> int:
 def test_each_page_costs_the_same_few_statements_with_10_or_200_games(client, app):
     app.config["PAGE_CACHE"] = False  # count what drawing each page costs, not a cached copy
     with app.app_context():
-        family = services.current_family()
+        family = access.current_family()
         seed_demo(family, 10, seed=5)
         # A player with a shanghai-10 game among the first ten, so the filtered list is not empty.
         player_id = db.session.execute(
@@ -677,7 +679,7 @@ def test_each_page_costs_the_same_few_statements_with_10_or_200_games(client, ap
 
     at_10 = {url: statements_for(app, client, url) for url in pages}
     with app.app_context():
-        seed_demo(services.current_family(), 190, seed=6)
+        seed_demo(access.current_family(), 190, seed=6)
         assert db.session.execute(db.select(func.count(Game.id))).scalar() == 200
     assert "page 2 of 8" in text_of(client.get("/history?page=2"))
     at_200 = {url: statements_for(app, client, url) for url in pages}

@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 import pytest
 
 from scorekeeper import rules
-from scorekeeper.db import db
+from scorekeeper.extensions import db
 from scorekeeper.models import HouseRules
 from tests.helpers import (
     add_member,

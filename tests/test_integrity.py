@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from scorekeeper import services, transfer
+from scorekeeper.transfer import checks, export
+from scorekeeper.web import access
 from tests.helpers import db_snapshot, new_game, player_ids, record, text_of
 
 
@@ -50,7 +51,7 @@ def _export(app, client, game):
     game_id, ids = game
     record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
     with app.app_context():
-        return json.loads("".join(transfer.export_json(services.current_family())))
+        return json.loads("".join(export.export_json(access.current_family())))
 
 
 @pytest.mark.parametrize("spoil, message", [
@@ -79,11 +80,11 @@ def test_imports_that_make_no_sense_are_refused_whole(app, client, game, spoil, 
 def test_skipping_hand_one_is_refused_for_rules_without_that_option(app, client):
     game_id = new_game(client, "shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
     with app.app_context():
-        data = json.loads("".join(transfer.export_json(services.current_family())))
+        data = json.loads("".join(export.export_json(access.current_family())))
     spoiled = copy.deepcopy(data)
     spoiled["games"][0].update(uid="x2", skip_first_hand=True)
-    with pytest.raises(transfer.TransferError, match="cannot skip hand 1"):
-        transfer.parse(json.dumps(spoiled))
+    with pytest.raises(checks.TransferError, match="cannot skip hand 1"):
+        checks.parse(json.dumps(spoiled))
     assert game_id
 
 

@@ -35,7 +35,7 @@ from pypdf import PdfReader
 from sqlalchemy import select
 
 from scorekeeper import rules
-from scorekeeper.db import db
+from scorekeeper.extensions import db
 from scorekeeper.models import (
     Family,
     Game,
@@ -319,31 +319,31 @@ ROUTES: dict[str, Route] = {
     "pwa.manifest": route("/manifest.webmanifest", "GET", lambda w: [own("GET", "/manifest.webmanifest")]),
     "pwa.offline": route("/offline", "GET", lambda w: [own("GET", "/offline")]),
     # A link's token is the key to its one game, for whoever holds it: jones opens his own.
-    "live.board": route("/live/<token>", "GET", lambda w: [own("GET", f"/live/{w.jones_links['view']}", shows="Jasper")]),
-    "live.board_state": route("/live/<token>/board", "GET", lambda w: [
+    "sharing.board": route("/live/<token>", "GET", lambda w: [own("GET", f"/live/{w.jones_links['view']}", shows="Jasper")]),
+    "sharing.board_state": route("/live/<token>/board", "GET", lambda w: [
         own("GET", f"/live/{w.jones_links['view']}/board", shows="Jasper")]),
-    "live.keep": route("/keep/<token>", "GET", lambda w: [own("GET", f"/keep/{w.jones_links['keep']}", shows="Jasper")]),
-    "rulebook.index": route("/rules", "GET", lambda w: [own("GET", "/rules")]),
-    "rulebook.show": route("/rules/<key>", "GET", lambda w: [own("GET", f"/rules/{key}") for key in rules.VARIANTS]),
-    "auth.welcome": route("/welcome", "GET POST", lambda w: [
+    "sharing.keep": route("/keep/<token>", "GET", lambda w: [own("GET", f"/keep/{w.jones_links['keep']}", shows="Jasper")]),
+    "printing.rules_index": route("/rules", "GET", lambda w: [own("GET", "/rules")]),
+    "printing.rules_page": route("/rules/<key>", "GET", lambda w: [own("GET", f"/rules/{key}") for key in rules.VARIANTS]),
+    "accounts.welcome": route("/welcome", "GET POST", lambda w: [
         own("GET", "/welcome"), own("POST", "/welcome", signup_data("Welcomers", "welcomer"))]),
-    "auth.signup": route("/signup", "GET POST", lambda w: [
+    "accounts.signup": route("/signup", "GET POST", lambda w: [
         # A third family signs up from jones's phone and lands on its own, empty home page.
         own("GET", "/signup"), own("POST", "/signup", signup_data("The Smiths", "smith"), shows="The Smiths")]),
-    "auth.login": route("/login", "GET POST", lambda w: [
+    "accounts.login": route("/login", "GET POST", lambda w: [
         own("GET", "/login"), own("POST", "/login", {"username": JONES, "password": TEST_PASSWORD}, shows="Jasper")]),
     # Fairweather's invite opened by a signed-in jones: "you are signed in", the invite not spent.
-    "auth.join": route("/join/<token>", "GET POST", lambda w: [
+    "accounts.join": route("/join/<token>", "GET POST", lambda w: [
         own("GET", f"/join/{w.invite_token}", shows="You are signed in"),
         own("POST", f"/join/{w.invite_token}", signup_data("", "intruder"), shows="You are signed in")]),
     # -- signing out and the family page --
-    "auth.logout": route("/logout", "POST", lambda w: [own("POST", "/logout", shows="Signed out")]),
-    "auth.logout_everywhere": route("/logout/everywhere", "POST", lambda w: [
+    "accounts.logout": route("/logout", "POST", lambda w: [own("POST", "/logout", shows="Signed out")]),
+    "accounts.logout_everywhere": route("/logout/everywhere", "POST", lambda w: [
         own("POST", "/logout/everywhere", shows="Signed out")]),
-    "auth.family": route("/family", "GET POST", lambda w: [
+    "accounts.family": route("/family", "GET POST", lambda w: [
         own("GET", "/family", shows=JONESES), own("POST", "/family", {"family-name": JONESES}, shows=JONESES)]),
-    "auth.invite": route("/family/invites", "POST", lambda w: [own("POST", "/family/invites", shows=JONESES)]),
-    "auth.cancel_invite": route("/family/invites/<int:invite_id>/cancel", "POST", lambda w: [
+    "accounts.invite": route("/family/invites", "POST", lambda w: [own("POST", "/family/invites", shows=JONESES)]),
+    "accounts.cancel_invite": route("/family/invites/<int:invite_id>/cancel", "POST", lambda w: [
         foreign("POST", f"/family/invites/{w.invite_id}/cancel")]),
     # -- home and new games --
     "main.home": route("/", "GET", lambda w: [own("GET", "/", shows="Jasper")]),
@@ -370,45 +370,45 @@ ROUTES: dict[str, Route] = {
         own("POST", "/games/new/seating", {"variant": f"house-{w.jones_rules}", "first_dealer": "random",
                                            "seat": [f"p:{i}" for i in w.jones_players.values()]}, shows="Jasper")]),
     # -- a game --
-    "games.play": route("/games/<int:game_id>", "GET", lambda w: each_game(w, "GET") + [
+    "games.round_screen": route("/games/<int:game_id>", "GET", lambda w: each_game(w, "GET") + [
         own("GET", f"/games/{w.jones_game}", shows="Jasper")]),
     "games.buy": route("/games/<int:game_id>/rounds/<int:number>/buy", "POST", tap("buy")),
     "games.unbuy": route("/games/<int:game_id>/rounds/<int:number>/unbuy", "POST", tap("unbuy")),
     "games.down": route("/games/<int:game_id>/rounds/<int:number>/down", "POST", tap("down", laid_down="1")),
-    "rounds.score": route("/games/<int:game_id>/rounds/<int:number>/score", "GET POST", lambda w: each_round(
+    "games.card_entry": route("/games/<int:game_id>/rounds/<int:number>/score", "GET POST", lambda w: each_round(
         w, "GET", "POST", action="score", data=lambda w, g, n: w.round_form(g, n)) + [
         own("GET", f"/games/{w.jones_game}/rounds/1/score", shows="Jasper"),
         # jones's own hand, saying Fairweather's Zebediah went out: refused, nothing stored.
         own("POST", f"/games/{w.jones_game}/rounds/2/score",
             {**w.round_form(w.jones_game, 2), "went_out": str(w.players["Zebediah"])}, shows="Jasper")]),
-    "rounds.standings": route("/games/<int:game_id>/standings", "GET", lambda w: each_game(
+    "games.standings": route("/games/<int:game_id>/standings", "GET", lambda w: each_game(
         w, "GET", path="/standings") + [own("GET", f"/games/{w.jones_game}/standings", shows="Jasper")]),
-    "rounds.undo": route("/games/<int:game_id>/undo", "POST", lambda w: each_game(
+    "games.undo": route("/games/<int:game_id>/undo", "POST", lambda w: each_game(
         w, "POST", path="/undo", data=lambda w, g: {"number": str(w.last_scored(g))})),
-    "history.abandon": route("/games/<int:game_id>/abandon", "GET POST", lambda w: each_game(
+    "games.abandon": route("/games/<int:game_id>/abandon", "GET POST", lambda w: each_game(
         w, "GET", "POST", path="/abandon") + [own("GET", f"/games/{w.jones_game}/abandon")]),
-    "history.delete": route("/games/<int:game_id>/delete", "GET POST", lambda w: each_game(
+    "games.delete": route("/games/<int:game_id>/delete", "GET POST", lambda w: each_game(
         w, "GET", "POST", path="/delete") + [own("GET", f"/games/{w.jones_game}/delete")]),
-    "live.share": route("/games/<int:game_id>/share", "GET POST", lambda w: each_game(w, "GET", path="/share") + each_game(
+    "sharing.share": route("/games/<int:game_id>/share", "GET POST", lambda w: each_game(w, "GET", path="/share") + each_game(
         w, "POST", path="/share", data=lambda w, g: {"kind": "view"}) + [
         own("GET", f"/games/{w.jones_game}/share", shows="Jasper")]),
-    "live.revoke": route("/games/<int:game_id>/share/<int:link_id>/revoke", "POST", lambda w: [
+    "sharing.revoke": route("/games/<int:game_id>/share/<int:link_id>/revoke", "POST", lambda w: [
         foreign("POST", f"/games/{w.games['in_progress']}/share/{w.link_id}/revoke")]),
     # -- printing --
-    "prints.blank_form": route("/print", "GET", lambda w: [own("GET", "/print", shows=JONES_RULES["name"])]),
-    "prints.blank_sheet": route("/print/sheet.pdf", "GET", lambda w: [
+    "printing.blank_form": route("/print", "GET", lambda w: [own("GET", "/print", shows=JONES_RULES["name"])]),
+    "printing.blank_sheet": route("/print/sheet.pdf", "GET", lambda w: [
         own("GET", "/print/sheet.pdf?variant=family-7&players=Jasper,Jemima,Jolyon", shows="Jasper"),
         own("GET", f"/print/sheet.pdf?variant=house-{w.jones_rules}&players=Jasper,Jemima,Jolyon",
             shows=JONES_RULES["name"])]),
     # (Fairweather's house rules by their key are refused with a 400: see
     # test_another_familys_house_rules_key_prints_no_sheet.)
-    "prints.game_sheet": route("/games/<int:game_id>/sheet.pdf", "GET", lambda w: each_game(
+    "printing.game_sheet": route("/games/<int:game_id>/sheet.pdf", "GET", lambda w: each_game(
         w, "GET", path="/sheet.pdf") + [own("GET", f"/games/{w.jones_game}/sheet.pdf", shows="Jasper")]),
-    "prints.rule_card": route("/print/rules/<key>.pdf", "GET", lambda w: [
+    "printing.rule_card": route("/print/rules/<key>.pdf", "GET", lambda w: [
         own("GET", f"/print/rules/{key}.pdf") for key in rules.VARIANTS]),
-    "prints.game_rule_card": route("/games/<int:game_id>/rules.pdf", "GET", lambda w: each_game(
+    "printing.game_rule_card": route("/games/<int:game_id>/rules.pdf", "GET", lambda w: each_game(
         w, "GET", path="/rules.pdf") + [own("GET", f"/games/{w.jones_game}/rules.pdf", shows=JONES_RULES["name"])]),
-    "rulebook.game": route("/games/<int:game_id>/rules", "GET", lambda w: each_game(
+    "printing.game_rules": route("/games/<int:game_id>/rules", "GET", lambda w: each_game(
         w, "GET", path="/rules") + [own("GET", f"/games/{w.jones_game}/rules", shows=JONES_RULES["name"])]),
     # -- history --
     "history.index": route("/history", "GET", lambda w: [
@@ -425,41 +425,41 @@ ROUTES: dict[str, Route] = {
         own("GET", "/records", shows="Jasper"),
         own("GET", f"/records?a={w.players['Zebediah']}&b={w.players['Ottoline']}"),
         own("GET", f"/records?a={w.jones_players['Jasper']}&b={w.players['Ottoline']}", shows="Jasper")]),
-    "history.export": route("/export.<any(json, csv):kind>", "GET", lambda w: [
+    "transfer.export": route("/export.<any(json, csv):kind>", "GET", lambda w: [
         own("GET", "/export.json", shows="Jasper"), own("GET", "/export.csv", shows="Jasper")]),
-    "history.import_view": route("/import", "GET POST", lambda w: [
+    "transfer.import_view": route("/import", "GET POST", lambda w: [
         # jones's own export sent back: every game is already there. (Fairweather's export is
         # tried in test_importing_another_familys_export_leaves_that_family_alone.)
         own("GET", "/import"), own("POST", "/import", upload=w.jones_export, shows="already here")]),
     # -- house rules --
-    "house.index": route("/house-rules", "GET", lambda w: [own("GET", "/house-rules", shows=JONES_RULES["name"])]),
-    "house.new": route("/house-rules/new", "GET POST", lambda w: [
+    "house_rules.index": route("/house-rules", "GET", lambda w: [own("GET", "/house-rules", shows=JONES_RULES["name"])]),
+    "house_rules.new": route("/house-rules/new", "GET POST", lambda w: [
         own("GET", "/house-rules/new"), own("GET", "/house-rules/new?from=family-7"),
         # Fairweather's rules to copy, by their key: a blank editor, nothing of theirs.
         own("GET", f"/house-rules/new?from=house-{w.rules_id}"),
         own("GET", f"/house-rules/new?from=house-{w.jones_rules}", shows=JONES_RULES["name"] + " (copy)"),
         own("POST", "/house-rules/new", {**JONES_RULES, "step": "add:rounds"}, shows=JONES_RULES["name"]),
         own("POST", "/house-rules/new", {**JONES_RULES, "name": "Jolly Jumble Too"}, shows="Jolly Jumble Too")]),
-    "house.show": route("/house-rules/<int:rules_id>", "GET", lambda w: [
+    "house_rules.show": route("/house-rules/<int:rules_id>", "GET", lambda w: [
         foreign("GET", f"/house-rules/{w.rules_id}"),
         own("GET", f"/house-rules/{w.jones_rules}", shows=JONES_RULES["name"])]),
-    "house.card_pdf": route("/house-rules/<int:rules_id>/card.pdf", "GET", lambda w: [
+    "house_rules.card_pdf": route("/house-rules/<int:rules_id>/card.pdf", "GET", lambda w: [
         foreign("GET", f"/house-rules/{w.rules_id}/card.pdf"),
         own("GET", f"/house-rules/{w.jones_rules}/card.pdf", shows=JONES_RULES["name"])]),
-    "house.export": route("/house-rules/<int:rules_id>/rules.json", "GET", lambda w: [
+    "house_rules.export": route("/house-rules/<int:rules_id>/rules.json", "GET", lambda w: [
         foreign("GET", f"/house-rules/{w.rules_id}/rules.json"),
         own("GET", f"/house-rules/{w.jones_rules}/rules.json", shows=JONES_RULES["name"])]),
-    "house.edit": route("/house-rules/<int:rules_id>/edit", "GET POST", lambda w: [
+    "house_rules.edit": route("/house-rules/<int:rules_id>/edit", "GET POST", lambda w: [
         foreign("GET", f"/house-rules/{w.rules_id}/edit"),
         foreign("POST", f"/house-rules/{w.rules_id}/edit", OUR_RULES),
         own("GET", f"/house-rules/{w.jones_rules}/edit", shows=JONES_RULES["name"]),
         own("POST", f"/house-rules/{w.jones_rules}/edit", {**JONES_RULES, "p_K": "25"}, shows=JONES_RULES["name"])]),
     # tester's POST, after jones's 404, deletes the rules: the last call on them.
-    "house.delete": route("/house-rules/<int:rules_id>/delete", "GET POST", lambda w: [
+    "house_rules.delete": route("/house-rules/<int:rules_id>/delete", "GET POST", lambda w: [
         foreign("GET", f"/house-rules/{w.rules_id}/delete"), foreign("POST", f"/house-rules/{w.rules_id}/delete"),
         own("GET", f"/house-rules/{w.jones_rules}/delete", shows=JONES_RULES["name"])]),
     # jones's own rules file sent back: they are already there.
-    "house.import_file": route("/house-rules/import", "POST", lambda w: [
+    "house_rules.import_file": route("/house-rules/import", "POST", lambda w: [
         own("POST", "/house-rules/import", upload=w.jones_rules_file, shows="already here")]),
 }
 

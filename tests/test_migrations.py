@@ -25,8 +25,8 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from scorekeeper import create_app, rules, schema
-from scorekeeper.db import db
+from scorekeeper import create_app, rules, upgrade
+from scorekeeper.extensions import db
 from scorekeeper.models import PlayerGame, RoundChange
 from tests import helpers
 from tests.helpers import (
@@ -51,7 +51,7 @@ FIRST = "0001"  # revision id in scorekeeper/migrations/versions/0001_*.py
 
 
 def head() -> str:
-    return schema.head_revision()
+    return upgrade.head_revision()
 
 
 # -- empty databases on each backend ----------------------------------------------------------
@@ -80,7 +80,7 @@ def unmigrated_app(url: str):
 
 def migrate_to(app, revision: str) -> None:
     with app.app_context():
-        flask_migrate.upgrade(directory=schema.MIGRATIONS, revision=revision)
+        flask_migrate.upgrade(directory=upgrade.MIGRATIONS, revision=revision)
 
 
 def versions(app) -> list[str]:
@@ -337,7 +337,7 @@ def test_database_filled_at_first_revision_upgrades_with_its_data(empty_url, leg
     drop_app(app)
     again = make_app(database_url=empty_url)
     with again.app_context():
-        assert schema.upgrade_database() is False
+        assert upgrade.upgrade_database() is False
     assert versions(again) == [head()]
     assert stored_points(again, data.game_in_progress)[5] == {"Ann": 10, "Bob": 5, "Cy": 30, "Di": 0}
 
@@ -381,7 +381,7 @@ def test_downgrade_to_first_revision_and_back(empty_url):
     assert table_names(app) == everything
 
     with app.app_context():
-        flask_migrate.downgrade(directory=schema.MIGRATIONS, revision=FIRST)
+        flask_migrate.downgrade(directory=upgrade.MIGRATIONS, revision=FIRST)
     assert versions(app) == [FIRST]
     assert table_names(app) == set(FIRST_TABLES) | {"alembic_version"}
 
@@ -391,7 +391,7 @@ def test_downgrade_to_first_revision_and_back(empty_url):
     assert schema_differences(app, db.metadata) == []
 
     with app.app_context():
-        flask_migrate.downgrade(directory=schema.MIGRATIONS, revision="base")
+        flask_migrate.downgrade(directory=upgrade.MIGRATIONS, revision="base")
     assert versions(app) == []
     assert table_names(app) == {"alembic_version"}
 
@@ -492,7 +492,7 @@ def test_new_instance_creates_its_database_at_the_newest_revision(tmp_path, monk
     again = create_app(dict(TEST_CONFIG))
     try:
         with again.app_context():
-            assert schema.upgrade_database() is False
+            assert upgrade.upgrade_database() is False
         assert versions(again) == [head()]
     finally:
         drop_app(again)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from scorekeeper import printing, rules
+from scorekeeper import rules
+from scorekeeper.printing import documents
 
 PNG_DIR = Path(__file__).parent / "screenshots" / "pdf"
 PLAYERS_8 = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
@@ -31,16 +32,16 @@ def keep_png(pdf: bytes, name: str) -> None:
 
 def render(app, document) -> bytes:
     with app.test_request_context():
-        return printing.render(document)
+        return documents.render(document)
 
 
-@pytest.mark.parametrize("paper", printing.PAPERS)
+@pytest.mark.parametrize("paper", documents.PAPERS)
 @pytest.mark.parametrize("key", list(rules.VARIANTS))
 def test_blank_sheet_for_eight_players_fits_one_page_with_every_round_and_dealer(app, key, paper):
     variant = rules.get_variant(key)
     names = PLAYERS_8[: variant.max_players]
-    sheet = printing.blank_sheet(key, names, first_dealer="Cy")
-    pdf = render(app, printing.sheet_document(sheet, paper))
+    sheet = documents.blank_sheet(key, names, first_dealer="Cy")
+    pdf = render(app, documents.sheet_document(sheet, paper))
     pages, text = pdf_text(pdf)
     keep_png(pdf, f"blank-{key}-{paper}")
     assert pages == 1
@@ -63,7 +64,7 @@ def test_blank_sheet_for_eight_players_fits_one_page_with_every_round_and_dealer
 
 
 def test_blank_sheet_key_states_points_and_buying_in_one_line_each(app):
-    pdf = render(app, printing.sheet_document(printing.blank_sheet("shanghai-rum", 5), "letter"))
+    pdf = render(app, documents.sheet_document(documents.blank_sheet("shanghai-rum", 5), "letter"))
     _, text = pdf_text(pdf)
     assert "Points: 2♥♦ 3–10: 5 · J Q K: 10 · A: 15 · 2♠♣: 50 · Joker: 25" in text
     assert "Buying: 2 buys per hand; a buy brings 3 cards; no buying after laying down." in text
@@ -71,18 +72,18 @@ def test_blank_sheet_key_states_points_and_buying_in_one_line_each(app):
 
 
 def test_blank_sheet_with_hand_one_skipped_starts_at_round_two(app):
-    sheet = printing.blank_sheet("family-7", ["Ann", "Bob", "Cy"], first_dealer="Bob", skip_first_hand=True)
-    _, text = pdf_text(render(app, printing.sheet_document(sheet, "a4")))
+    sheet = documents.blank_sheet("family-7", ["Ann", "Bob", "Cy"], first_dealer="Bob", skip_first_hand=True)
+    _, text = pdf_text(render(app, documents.sheet_document(sheet, "a4")))
     assert "6 rounds" in text and "hand 1 skipped" in text
     assert "2 One set, one run (7) 4 buys 11 Bob" in text
     assert "Two sets (6)" not in text
 
 
-@pytest.mark.parametrize("paper", printing.PAPERS)
+@pytest.mark.parametrize("paper", documents.PAPERS)
 @pytest.mark.parametrize("key", list(rules.VARIANTS))
 def test_rule_card_fits_one_page_with_contracts_points_and_buying(app, key, paper):
     variant = rules.get_variant(key)
-    pdf = render(app, printing.rule_card_document(printing.rule_card(key), paper))
+    pdf = render(app, documents.rule_card_document(documents.rule_card(key), paper))
     pages, text = pdf_text(pdf)
     keep_png(pdf, f"rulecard-{key}-{paper}")
     assert pages == 1
@@ -91,7 +92,7 @@ def test_rule_card_fits_one_page_with_contracts_points_and_buying(app, key, pape
         found = text.find(f"{round_.number} {round_.contract.capitalize()} {round_.min_cards}", position)
         assert found >= 0, f"round {round_.number} missing or out of order"
         position = found
-    assert printing._point_key(variant) in text
+    assert documents._point_key(variant) in text
     assert variant.source in text
     if variant.down_may_buy:
         assert "may still buy" in text
@@ -100,7 +101,7 @@ def test_rule_card_fits_one_page_with_contracts_points_and_buying(app, key, pape
 
 
 def test_rule_card_names_bonuses_and_joker_limits(app):
-    _, text = pdf_text(render(app, printing.rule_card_document(printing.rule_card("shanghai-10"), "letter")))
+    _, text = pdf_text(render(app, documents.rule_card_document(documents.rule_card("shanghai-10"), "letter")))
     assert "Went out blind (used a joker): -25" in text
     assert "Went out blind, no joker: -50" in text
     assert "1 in a set of 3 or a sequence of 4" in text
@@ -120,8 +121,8 @@ def test_rule_card_names_bonuses_and_joker_limits(app):
     ],
 )
 def test_blank_sheet_refuses_bad_arguments(kwargs, message):
-    with pytest.raises(printing.PrintError, match=re.escape(message)):
-        printing.blank_sheet(**kwargs)
+    with pytest.raises(documents.PrintError, match=re.escape(message)):
+        documents.blank_sheet(**kwargs)
 
 
 # -- a played game --------------------------------------------------------------------------
@@ -267,5 +268,5 @@ def test_cli_paper_must_be_letter_or_a4(runner, tmp_path):
 def test_rendering_never_fetches_from_the_network(app):
     html = '<img src="http://example.invalid/x.png"><p>local</p>'
     with app.app_context():
-        pdf = printing.html_to_pdf(html)
+        pdf = documents.html_to_pdf(html)
     assert "local" in pdf_text(pdf)[1]

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from scorekeeper import printing
+from scorekeeper.printing import documents
 from scorekeeper.rules import VARIANTS, Reminder, Variant, get_variant, round_reminders
 from scorekeeper.rules.variants import LATER_FIELDS
 from tests.helpers import (
@@ -265,7 +265,7 @@ def test_rules_page_says_exactly_what_the_rule_card_pdf_says(client, app, key):
                              f"{round_.cards_dealt} {round_.buy_limit}", position)
         assert found >= 0, f"round {round_.number} missing or out of order"
         position = found
-    assert printing._point_key(variant) in card[0]
+    assert documents._point_key(variant) in card[0]
 
 
 def test_rules_index_lists_every_preset_with_its_points_without_sign_in(app):
@@ -276,7 +276,7 @@ def test_rules_index_lists_every_preset_with_its_points_without_sign_in(app):
     for key, variant in VARIANTS.items():
         assert f'href="/rules/{key}"' in html
         assert variant.name in text
-        assert f"Points: {printing._point_key(variant)}" in text
+        assert f"Points: {documents._point_key(variant)}" in text
         assert visitor.get(f"/rules/{key}").status_code == 200
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from scorekeeper import rules, services
-from scorekeeper.db import db
+from scorekeeper import families, rules
+from scorekeeper.extensions import db
+from scorekeeper.games import hands, service
 from scorekeeper.models import PlayerGame, RoundChange
 from tests.helpers import (
     add_member,
@@ -64,17 +65,17 @@ def test_hands_recorded_one_after_another_in_one_session_move_the_game_on(app):
     """The service keeps the objects it changed with conditional UPDATEs in step (the command
     line and the demo seeder record several hands with the same objects)."""
     with app.app_context():
-        family = services.sole_family()
-        seats = [services.SeatChoice(new_name=name) for name in ("Ann", "Bob")]
-        game = services.start_game(family, rules.get_variant("online-11"), seats, first_dealer=0)
+        family = families.sole_family()
+        seats = [service.SeatChoice(new_name=name) for name in ("Ann", "Bob")]
+        game = service.start_game(family, rules.get_variant("online-11"), seats, first_dealer=0)
         ann, bob = (p.id for p in game.players)
         for number in range(1, 12):
-            entries = [services.HandEntry(player_id=ann, went_out=True),
-                       services.HandEntry(player_id=bob, counts={"K": 1})]
-            services.record_round(game, number, entries, version=0)
+            entries = [rules.Hand(player_id=ann, went_out=True),
+                       rules.Hand(player_id=bob, counts={"K": 1})]
+            hands.record_round(game, number, entries, version=0)
             assert game.rounds[number - 1].recorded_at is not None and game.rounds[number - 1].version == 1
         assert game.status == "finished"
         summary = db.session.execute(db.select(PlayerGame).where(PlayerGame.player_id == bob)).scalar_one()
         assert (summary.hands_played, summary.total) == (11, 110)
-        services.undo_last_round(game, 11)
+        hands.undo_last_round(game, 11)
         assert game.current_round.number == 11 and game.status == "in_progress"

@@ -8,8 +8,18 @@ from dataclasses import replace
 import pytest
 
 from scorekeeper.rules import VARIANTS, Bonus, DeckRule, Meld, Round, get_variant, round_reminders
-from scorekeeper.rules.house import WILD_TWOS, Problem, contract_text, describe_joker_limits, describe_melds
-from scorekeeper.rules.house import parse_joker_limits, parse_melds, variant_problems, wild_option, wild_suit_cards
+from scorekeeper.rules.house import (
+    WILD_TWOS,
+    Problem,
+    contract_text,
+    describe_joker_limits,
+    describe_melds,
+    parse_joker_limits,
+    parse_melds,
+    variant_problems,
+    wild_option,
+    wild_suit_cards,
+)
 from scorekeeper.rules.variants import LATER_FIELDS, SuitCard, Variant
 
 S10 = get_variant("shanghai-10")  # 2-8 players; rows 2-4: 2 decks + 1 joker, 5-8: 3 decks + 2 jokers

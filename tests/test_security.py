@@ -18,9 +18,9 @@ import pytest
 from markupsafe import escape
 
 from scorekeeper import create_app
-from scorekeeper.db import db
+from scorekeeper.extensions import db
 from scorekeeper.models import SignInFailure
-from scorekeeper.security import InsecureConfig
+from scorekeeper.web.security import InsecureConfig
 from tests.helpers import (
     TEST_PASSWORD,
     TEST_USERNAME,
@@ -342,7 +342,7 @@ def test_the_repository_holds_no_secret():
     if listing.returncode != 0:
         pytest.skip("not a git checkout")
     files = listing.stdout.split()
-    assert "scorekeeper/security.py" in files
+    assert "scorekeeper/web/security.py" in files
     assert not [f for f in files if Path(f).name in ("secret_key", ".env") or f.startswith("instance/config")]
     found = []
     for name in files:

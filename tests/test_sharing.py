@@ -7,7 +7,7 @@ import json
 import re
 from datetime import timedelta
 
-from scorekeeper.db import db
+from scorekeeper.extensions import db
 from scorekeeper.models import Game, RoundChange, ShareLink, Submission, utcnow
 from tests.helpers import (
     buys_of,

@@ -3,7 +3,7 @@
 import gzip
 import re
 
-from scorekeeper.db import counting_statements
+from scorekeeper.extensions import counting_statements
 from tests.helpers import new_game, player_ids, strict_client, text_of
 
 

@@ -14,10 +14,12 @@ import pytest
 from sqlalchemy import func
 from sqlalchemy.orm import selectinload
 
-from scorekeeper import rules, services, transfer
-from scorekeeper.db import db
+from scorekeeper import families, rules
 from scorekeeper.demo import DEMO_PLAYERS, seed_demo
+from scorekeeper.extensions import db
 from scorekeeper.models import Game, GameRound, PlayerGame, Result, Seat
+from scorekeeper.transfer import checks, export
+from scorekeeper.web import access
 from tests import helpers
 from tests.helpers import (
     db_snapshot,
@@ -41,14 +43,14 @@ def upload(client, raw: bytes, filename: str = "export.json"):
 
 def export_text(app) -> str:
     with app.app_context():
-        return "".join(transfer.export_json(services.current_family()))
+        return "".join(export.export_json(access.current_family()))
 
 
 def family_dump(app) -> dict:
     """Everything an export should carry, keyed by what survives an import (uids and names)."""
     with app.app_context():
-        family = services.current_family()
-        players = services.family_players(family)
+        family = access.current_family()
+        players = families.family_players(family)
         names = {p.id: p.name for p in players}
         games = db.session.execute(
             db.select(Game).where(Game.family_id == family.id)
@@ -103,7 +105,7 @@ def family_dump(app) -> dict:
 def build_history(client, app) -> dict[str, int]:
     """Demo games plus three played through the pages: finished, in progress and abandoned."""
     with app.app_context():
-        seed_demo(services.current_family(), 15, seed=21)
+        seed_demo(access.current_family(), 15, seed=21)
 
     finished = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
     ids = player_ids(app, finished)
@@ -126,7 +128,7 @@ def build_history(client, app) -> dict[str, int]:
     client.post(f"/games/{dropped}/abandon")
 
     with app.app_context():
-        services.current_family().name = "The Smiths"
+        access.current_family().name = "The Smiths"
         db.session.commit()
     return {"finished": finished, "playing": playing, "dropped": dropped}
 
@@ -198,7 +200,7 @@ def test_import_merges_into_a_family_reusing_players_with_the_same_name(client, 
 
     other = make_app(tmp_path, "grandma.sqlite")
     with other.app_context():
-        family = services.current_family()
+        family = access.current_family()
         seed_demo(family, 8, seed=31)
         family.name = "Grandma's house"
         db.session.commit()
@@ -213,8 +215,8 @@ def test_import_merges_into_a_family_reusing_players_with_the_same_name(client, 
     assert "Imported 8 games; 0 were already here." in text_of(client.get("/history"))
 
     with app.app_context():
-        players = {p.name: p.id for p in services.family_players(services.current_family())}
-        family_name = services.current_family().name
+        players = {p.name: p.id for p in families.family_players(access.current_family())}
+        family_name = access.current_family().name
         seats_of = dict(db.session.execute(
             db.select(Seat.player_id, func.count()).group_by(Seat.player_id)).all())
     assert sorted(players) == sorted({"Mum", "lily", "Ann"} | set(DEMO_PLAYERS) - {"Lily"})
@@ -237,7 +239,7 @@ def good_export(tmp_path_factory) -> str:
     """Two demo games, then a family-7 game played by hand (games[2]), as exported."""
     source = make_app(tmp_path_factory.mktemp("source"), "source.sqlite", keep=True)
     with source.app_context():
-        seed_demo(services.current_family(), 2, seed=41)
+        seed_demo(access.current_family(), 2, seed=41)
     client = strict_client(source)
     game = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
     ids = player_ids(source, game)
@@ -307,7 +309,7 @@ BAD_FILES = [
 def target(app):
     """An instance with games of its own, so a partial write would show."""
     with app.app_context():
-        seed_demo(services.current_family(), 3, seed=42)
+        seed_demo(access.current_family(), 3, seed=42)
     return app
 
 
@@ -423,7 +425,7 @@ def test_csv_export_has_running_totals_and_neutralised_formulas(client, app):
     disposition = download.headers["Content-Disposition"]
     assert disposition.startswith('attachment; filename="scorekeeper-') and disposition.endswith('.csv"')
     rows = csv_rows(download.get_data(as_text=True))
-    assert rows[0] == transfer.CSV_COLUMNS
+    assert rows[0] == export.CSV_COLUMNS
     body = [dict(zip(rows[0], row)) for row in rows[1:]]
     assert len(body) == 4 * 3  # four players, three recorded rounds
     wanted = ["round", "contract", "dealer", "player", "went_out", "cards", "hand_total", "bonus", "points",
@@ -466,7 +468,7 @@ def test_csv_has_one_row_per_player_per_recorded_round(client, app):
 
 def export_text_csv(app) -> str:
     with app.app_context():
-        return "".join(transfer.export_csv(services.current_family()))
+        return "".join(export.export_csv(access.current_family()))
 
 
 def test_export_commands_write_json_and_csv_files(client, app, runner, tmp_path):
@@ -476,12 +478,12 @@ def test_export_commands_write_json_and_csv_files(client, app, runner, tmp_path)
     data = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))
     assert (data["format"], data["version"]) == ("scorekeeper-export", 1)
     assert [g["seats"] for g in data["games"]] == [SPREADSHEET_NAMES]
-    assert transfer.parse(json.dumps(data)) == data
+    assert checks.parse(json.dumps(data)) == data
 
     result = runner.invoke(args=["export", "--csv", "-o", str(tmp_path / "x.csv")])
     assert result.exit_code == 0, result.output
     rows = csv_rows((tmp_path / "x.csv").read_text(encoding="utf-8"))
-    assert rows[0] == transfer.CSV_COLUMNS
+    assert rows[0] == export.CSV_COLUMNS
     assert len(rows) == 1 + 12
 
 
@@ -514,7 +516,7 @@ def test_seed_demo_adds_games_that_obey_their_rules(app, runner):
                 assert sum(x.went_out for x in round_.results) == 1, (game.id, round_.number)
                 on_table = Counter()
                 for x in round_.results:
-                    counts = services.card_counts(x.cards)
+                    counts = rules.card_counts(x.cards)
                     on_table.update(counts)
                     assert x.buys <= rules_round.buy_limit, (game.id, round_.number)
                     assert rules.hand_problems(variant, rules_round, decks, counts) == [], (game.id, round_.number)

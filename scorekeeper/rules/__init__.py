@@ -7,6 +7,17 @@ from types import MappingProxyType
 from .cards import JOKER, RANKS, Card, parse_card, parse_cards
 from .presets import FAMILY_7, ONLINE_11, SHANGHAI_10, SHANGHAI_RUM
 from .reminders import Reminder, round_reminders
+from .results import (
+    Hand,
+    RoundProblems,
+    card_counts,
+    cards_text,
+    going_out_problem,
+    hand_score,
+    leaders,
+    round_problems,
+    running_totals,
+)
 from .rotation import dealer_seat, first_player_seat, schedule
 from .scoring import (
     hand_problems,
@@ -29,8 +40,9 @@ def get_variant(key: str) -> Variant:
 
 
 __all__ = [
-    "JOKER", "RANKS", "VARIANTS", "Bonus", "Card", "DeckRule", "Decks", "Key", "Meld", "Reminder", "Round", "Variant",
-    "dealer_seat", "first_player_seat", "get_variant", "hand_problems", "max_hand_points",
-    "parse_card", "parse_cards", "round_reminders", "schedule", "score_hand", "score_keys",
-    "table_problems", "well_typed",
+    "JOKER", "RANKS", "VARIANTS", "Bonus", "Card", "DeckRule", "Decks", "Hand", "Key", "Meld", "Reminder", "Round",
+    "RoundProblems", "Variant", "card_counts", "cards_text", "dealer_seat", "first_player_seat", "get_variant",
+    "going_out_problem", "hand_problems", "hand_score", "leaders", "max_hand_points", "parse_card", "parse_cards",
+    "round_problems", "round_reminders", "running_totals", "schedule", "score_hand", "score_keys", "table_problems",
+    "well_typed",
 ]

@@ -130,7 +130,8 @@ def _deck_problems(variant: Variant) -> list[Problem]:
         most_dealt = max((r.cards_dealt for r in variant.rounds), default=0)
         needed = rule.max_players * most_dealt + 1
         if needed > cards:
-            problems.append(Problem(where, f"{_count(rule.decks, 'deck')} and {_count(rule.jokers, 'joker')} are {cards} cards: too few "
+            decks = f"{_count(rule.decks, 'deck')} and {_count(rule.jokers, 'joker')}"
+            problems.append(Problem(where, f"{decks} are {cards} cards: too few "
                                            f"to deal {most_dealt} each to {rule.max_players} players and turn up "
                                            f"a discard ({needed} needed)."))
     if 2 <= lo <= hi <= MOST_PLAYERS:
@@ -191,8 +192,12 @@ def variant_problems(variant: Variant) -> list[Problem]:
         problems.append(Problem("buys_counted", f"Buys are counted one of these ways: {', '.join(BUYS_COUNTED)}."))
     if variant.buys_counted == "game" and variant.buys_per_game < 1:
         problems.append(Problem("buys_per_game", "Counting buys per game needs the game's number of buys."))
-    problems += _deck_problems(variant)
-    problems += _round_problems(variant)
+    return problems + _deck_problems(variant) + _round_problems(variant) + _point_problems(variant)
+
+
+def _point_problems(variant: Variant) -> list[Problem]:
+    """Card points, joker limits and bonuses that cannot be meant."""
+    problems = []
     for rank, points in variant.points.items():
         if points < 0:
             problems.append(Problem(f"points-{rank}", "Cards left in hand count against you: "

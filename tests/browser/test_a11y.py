@@ -2,13 +2,14 @@
 and dark mode, screenshots of both modes, tap targets of at least 44 px and a keypad a screen reader
 can use.
 
-axe-core comes from the npm registry (``npm ci --prefix tests/a11y``) and is injected into the page from
-the local file: the app's Content-Security-Policy forbids inline script, so the scanning contexts bypass
-it. Without the file the scan is skipped, except in CI, where it must run."""
+axe-core comes from PyPI: the ``axe.min.js`` that the ``axe-playwright-python`` package (the ``test`` extra)
+ships. It is injected into the page from that file and run by our own script below: the app's
+Content-Security-Policy forbids inline script, so the scanning contexts bypass it. The package is a
+test dependency, so without it the scan fails rather than skips."""
 
 from __future__ import annotations
 
-import os
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from tests.browser.conftest import hand, phone, row, shot, sign_up
 
 expect = sync_api.expect
 
-AXE = Path(__file__).parent.parent / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_PACKAGE = "axe-playwright-python"  # ships axe-core as axe_playwright_python/axe.min.js
 NARROW = (360, 780)  # the narrowest common phone: nothing may scroll sideways
 SHOT_SIZE = (390, 844)
 SCHEMES = ("light", "dark")
@@ -122,12 +123,12 @@ def _family(live_server, browser) -> dict:
     sign_up(page)
     expect(page.get_by_role("heading", name="The Parkers")).to_be_visible()
     with live_server.app_context():
-        from scorekeeper import services
-        from scorekeeper.db import db
         from scorekeeper.demo import seed_demo
+        from scorekeeper.extensions import db
         from scorekeeper.models import Game, Player
+        from scorekeeper.web import access
 
-        seed_demo(services.current_family(), 40, seed=5)
+        seed_demo(access.current_family(), 40, seed=5)
         finished = db.session.execute(db.select(db.func.max(Game.id))).scalar()
         ids = {p.name: p.id for p in db.session.execute(db.select(Player)).scalars()}
 
@@ -232,12 +233,15 @@ def test_every_main_page_fits_360px_and_is_screenshotted(live_server, browser):
 
 
 def _axe_file() -> Path:
-    if not AXE.exists():
-        message = f"{AXE} is missing: run `npm ci --prefix tests/a11y`"
-        if os.environ.get("CI"):
-            pytest.fail("CI needs axe-core for the accessibility scan; " + message)
-        pytest.skip(message)
-    return AXE
+    """The axe.min.js inside the installed axe-playwright-python package; a missing one fails the test."""
+    install = f'{AXE_PACKAGE} (a test dependency) is missing: run `pip install -e ".[test]"`'
+    try:
+        axe = resources.files("axe_playwright_python") / "axe.min.js"
+    except ModuleNotFoundError:
+        pytest.fail(install)
+    if not axe.is_file():
+        pytest.fail(f"{axe} is missing: {AXE_PACKAGE} no longer ships axe-core where this test looks")
+    return Path(str(axe))
 
 
 SCAN = """async () => {

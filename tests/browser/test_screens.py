@@ -95,10 +95,10 @@ def test_history_pages_fit_a_phone_and_draw_their_charts(page):
     """History, a profile, records and a game's detail at 390 px: no sideways scroll, charts drawn."""
     app = page.app
     with app.app_context():
-        from scorekeeper import services
         from scorekeeper.demo import seed_demo
+        from scorekeeper.web import access
 
-        seed_demo(services.current_family(), 60, seed=11)
+        seed_demo(access.current_family(), 60, seed=11)
     sign_up(page)  # the first member takes over the family the demo games went to
     pages = {
         "09-history": "/history",

@@ -3,7 +3,7 @@ score keeper, and hands and buys entered while the connection is down."""
 
 from playwright import sync_api
 
-from scorekeeper.db import db
+from scorekeeper.extensions import db
 from scorekeeper.models import GameRound, Result, RoundChange
 from tests.browser.conftest import hand, phone, row, shot, sign_up
 

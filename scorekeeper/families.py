@@ -1,0 +1,92 @@
+"""What every feature shares about a family's data: its version (every write moves it on, so
+cached pages are redrawn), its players, submissions counted once, and the family a command
+line works on. Every function that writes commits once at the end, so a refused request leaves
+nothing behind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import timedelta
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+
+from .extensions import db
+from .models import Family, Player, Submission, utcnow
+
+DEFAULT_FAMILY_NAME = "Our family"
+
+
+class RuleError(Exception):
+    """A request the rules or the game's state refuse; the message is meant for the user."""
+
+
+def commit_for(family_id: int) -> None:
+    """Commit a change to a family's games, moving its version on so cached pages are redrawn."""
+    db.session.execute(update(Family).where(Family.id == family_id).values(version=Family.version + 1))
+    db.session.commit()
+
+
+# A phone makes these ids (random UUIDs) for what it sends; anything else is ignored.
+_SUBMISSION_KEY = re.compile(r"[A-Za-z0-9-]{8,64}")
+# Longer than any phone plausibly keeps a form waiting for a connection.
+KEEP_SUBMISSIONS = timedelta(days=30)
+
+
+def once(family_id: int, key: str | None, write: Callable[[], object]) -> None:
+    """Run ``write`` (a service function that commits) at most once per submission key.
+
+    The key is stored in the same transaction as the change, so a submission sent again -
+    a phone back online retrying, or two tabs sending the same kept form - changes nothing.
+    A refused write stores no key: sending it again is refused again, with the same message.
+    """
+    if not key or not _SUBMISSION_KEY.fullmatch(key):
+        write()
+        return
+    if _submitted(family_id, key):
+        return
+    db.session.execute(
+        db.delete(Submission).where(Submission.family_id == family_id, Submission.at < utcnow() - KEEP_SUBMISSIONS)
+    )
+    db.session.add(Submission(family_id=family_id, key=key))
+    try:
+        write()
+    except IntegrityError:
+        db.session.rollback()
+        if not _submitted(family_id, key):
+            raise
+        # The same submission arrived twice at once; the other request stored it.
+
+
+def _submitted(family_id: int, key: str) -> bool:
+    return db.session.execute(
+        db.select(Submission.id).where(Submission.family_id == family_id, Submission.key == key)
+    ).first() is not None
+
+
+def sole_family(name: str | None = None) -> Family:
+    """The family a command works on: the one named, or the only one (made if there is none)."""
+    families = list(db.session.execute(db.select(Family).order_by(Family.id)).scalars())
+    if name is not None:
+        chosen = [f for f in families if f.name == name or str(f.id) == name]
+        if not chosen:
+            raise RuleError(f"There is no family {name!r}.")
+        return chosen[0]
+    if len(families) > 1:
+        names = ", ".join(f"{f.id} ({f.name})" for f in families)
+        raise RuleError(f"This instance has several families; choose one with --family: {names}.")
+    if not families:
+        families.append(Family(name=DEFAULT_FAMILY_NAME))
+        db.session.add(families[0])
+        db.session.commit()
+    return families[0]
+
+
+def family_players(family: Family) -> list[Player]:
+    return list(
+        db.session.execute(
+            db.select(Player).where(Player.family_id == family.id).order_by(Player.name)
+        ).scalars()
+    )

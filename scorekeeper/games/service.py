@@ -1,0 +1,244 @@
+"""A game from its start to its end: starting it, loading it, buys and laid-down marks in the
+hand being played, abandoning and deleting. Recording hands is in ``hands``."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import update
+from sqlalchemy.orm import attributes, joinedload, selectinload
+
+from .. import rules
+from ..extensions import db
+from ..families import RuleError, commit_for
+from ..models import (
+    ABANDONED,
+    IN_PROGRESS,
+    MAX_ID,
+    Family,
+    Game,
+    GameRound,
+    Player,
+    PlayerGame,
+    Result,
+    RoundChange,
+    Seat,
+    ShareLink,
+    utcnow,
+)
+from ..web.access import family_get_or_404
+from .summary import refresh_summary
+
+
+class StaleEntry(RuleError):
+    """A card-entry form opened before a buy or laid-down mark changed the hand."""
+
+
+@dataclass(frozen=True)
+class SeatChoice:
+    """A seat at the new game's table: a saved player, or a new name to save."""
+
+    player_id: int | None = None
+    new_name: str | None = None
+
+
+def start_game(
+    family: Family,
+    variant: rules.Variant,
+    seating: Sequence[SeatChoice],
+    first_dealer: int | None,
+    skip_first_hand: bool = False,
+) -> Game:
+    """Create a game with its players, seats and every hand; ``first_dealer=None`` draws one."""
+    variant.decks_for(len(seating))  # raises ValueError outside the player range
+    if first_dealer is None:
+        first_dealer = secrets.randbelow(len(seating))
+    players = []
+    for choice in seating:
+        if choice.player_id is not None:
+            player = db.session.get(Player, choice.player_id)
+            if player is None or player.family_id != family.id:
+                raise RuleError("One of the chosen players no longer exists.")
+        else:
+            player = Player(family_id=family.id, name=choice.new_name)
+            db.session.add(player)
+        players.append(player)
+
+    game = Game(
+        family_id=family.id,
+        variant_key=variant.key,
+        rules=variant.to_dict(),
+        skip_first_hand=skip_first_hand,
+        first_dealer=first_dealer,
+        status=IN_PROGRESS,
+    )
+    game.seats = [Seat(player=p, position=i) for i, p in enumerate(players)]
+    numbers = variant.hand_numbers(skip_first_hand)
+    for position, (number, dealer) in enumerate(
+        rules.schedule(numbers, first_dealer, len(players))
+    ):
+        game.rounds.append(
+            GameRound(
+                position=position,
+                number=number,
+                dealer=dealer,
+                results=[Result(player=p, position=i) for i, p in enumerate(players)],
+            )
+        )
+    db.session.add(game)
+    db.session.flush()
+    refresh_summary(game, new=True)
+    commit_for(family.id)
+    return game
+
+WHOLE_GAME = (joinedload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
+
+
+def game_or_404(game_id: int) -> Game:
+    """The signed-in family's game with its seats, rounds and results, or 404."""
+    return family_get_or_404(Game, game_id, *WHOLE_GAME)
+
+
+def load_game(family: Family, game_id: int) -> Game | None:
+    """The family's game with seats, rounds and results loaded in a fixed number of queries."""
+    if not 0 < game_id <= MAX_ID:
+        return None
+    return db.session.execute(
+        db.select(Game)
+        .where(Game.id == game_id, Game.family_id == family.id)
+        .options(*WHOLE_GAME)
+    ).unique().scalar_one_or_none()
+
+
+def round_of(game: Game, number: int) -> GameRound:
+    """The game's round with this number; ``RuleError`` if it has none."""
+    for round_ in game.rounds:
+        if round_.number == number:
+            return round_
+    raise RuleError(f"This game has no round {number}.")
+
+
+def _open_round(game: Game, number: int) -> GameRound:
+    """The hand being played; buys and laying down only happen there."""
+    refuse_if_abandoned(game)
+    round_ = round_of(game, number)
+    if round_.recorded_at is not None:
+        raise RuleError(f"Round {number} is already scored; buys can be changed by editing it.")
+    if round_ is not game.current_round:
+        raise RuleError(f"Round {number} has not started yet; round {game.current_round.number} is being played.")
+    return round_
+
+
+def refuse_if_abandoned(game: Game) -> None:
+    if game.status == ABANDONED:
+        raise RuleError("This game was abandoned; its scores can no longer change.")
+
+
+def _seat_name(game: Game, player_id: int) -> str:
+    for seat in game.seats:
+        if seat.player_id == player_id:
+            return seat.player.name
+    raise RuleError("That player is not in this game.")
+
+
+def buy(game: Game, number: int, player_id: int) -> None:
+    """Count one buy, refused at the round's limit or for a player who may no longer buy."""
+    round_ = _open_round(game, number)
+    name = _seat_name(game, player_id)
+    result = round_.result_for(player_id)
+    limit = buy_limits(game, round_)[player_id]
+    if result.laid_down and not game.variant.down_may_buy:
+        raise RuleError(f"{name} has laid down and may not buy any more this hand.")
+    _claim_open_round(round_)
+    # The limit is checked in the UPDATE itself so two phones tapping at once cannot pass it.
+    changed = db.session.execute(
+        update(Result)
+        .where(Result.id == result.id, Result.buys < limit)
+        .values(buys=Result.buys + 1)
+    ).rowcount
+    if not changed:
+        db.session.rollback()
+        if game.variant.buys_counted == "game" and limit < round_.rules.buy_limit:
+            raise RuleError(f"{name} has used all {game.variant.buys_per_game} buys of this game.")
+        raise RuleError(f"{name} has used all {limit} buys this round.")
+    commit_for(game.family_id)
+
+
+def buy_limits(game: Game, round_: GameRound) -> dict[int, int]:
+    """Each player's buy limit in ``round_``: the round's own, more with unused buys carried
+    over, or what is left of the game's allowance."""
+    variant = game.variant
+    if variant.buys_counted == "hand":  # no need to load the earlier hands
+        return {seat.player_id: round_.rules.buy_limit for seat in game.seats}
+    earlier = [r for r in game.rounds if r.position < round_.position]
+    return {
+        seat.player_id: variant.buys_allowed(
+            round_.rules, [(r.rules, r.result_for(seat.player_id).buys) for r in earlier]
+        )
+        for seat in game.seats
+    }
+
+
+def undo_buy(game: Game, number: int, player_id: int) -> None:
+    """Take back one buy (a mistaken tap)."""
+    round_ = _open_round(game, number)
+    name = _seat_name(game, player_id)
+    result = round_.result_for(player_id)
+    _claim_open_round(round_)
+    changed = db.session.execute(
+        update(Result).where(Result.id == result.id, Result.buys > 0).values(buys=Result.buys - 1)
+    ).rowcount
+    if not changed:
+        db.session.rollback()
+        raise RuleError(f"{name} has no buy to take back this round.")
+    commit_for(game.family_id)
+
+
+def set_laid_down(game: Game, number: int, player_id: int, laid_down: bool) -> None:
+    """Mark whether a player has laid down the contract this hand."""
+    round_ = _open_round(game, number)
+    _seat_name(game, player_id)
+    _claim_open_round(round_)
+    round_.result_for(player_id).laid_down = laid_down
+    commit_for(game.family_id)
+
+
+def stored_now(round_: GameRound, **values) -> None:
+    """Keep the object in step with a row just changed by a conditional UPDATE, without
+    writing it again."""
+    for name, value in values.items():
+        attributes.set_committed_value(round_, name, value)
+
+
+def _claim_open_round(round_: GameRound) -> None:
+    """Move the hand's version on, so a card-entry form opened before this buy or mark cannot
+    overwrite it; refused if the hand was scored meanwhile (the row lock orders the two)."""
+    changed = db.session.execute(
+        update(GameRound)
+        .where(GameRound.id == round_.id, GameRound.recorded_at.is_(None))
+        .values(version=GameRound.version + 1)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if not changed:
+        db.session.rollback()
+        raise RuleError(f"Round {round_.number} was scored meanwhile; buys can be changed by editing it.")
+    stored_now(round_, version=round_.version + 1)
+
+def abandon_game(game: Game) -> None:
+    """Stop a game for good: it stays in the history and leaves the records."""
+    if game.status == ABANDONED:
+        raise RuleError("This game is already abandoned.")
+    game.status, game.finished_at = ABANDONED, utcnow()
+    refresh_summary(game)
+    commit_for(game.family_id)
+
+
+def delete_game(game: Game) -> None:
+    """Remove a game with all its hands and its summary."""
+    db.session.execute(db.delete(PlayerGame).where(PlayerGame.game_id == game.id))
+    db.session.execute(db.delete(RoundChange).where(RoundChange.game_id == game.id))
+    db.session.execute(db.delete(ShareLink).where(ShareLink.game_id == game.id))
+    db.session.delete(game)
+    commit_for(game.family_id)

@@ -1,0 +1,140 @@
+"""End of a hand: the card entry (a keypad per player), the review of the points, and saving
+or correcting the hand."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from flask import abort, flash, redirect, render_template, request, url_for
+
+from ... import rules
+from ...extensions import db
+from ...families import RuleError, once
+from ...models import MAX_ID, GameRound
+from ...web.access import acting_person, keeper_page
+from ...web.fields import is_number
+from ..forms import entry_form
+from ..hands import record_round
+from ..service import StaleEntry, buy_limits, game_or_404, round_of
+from ..table import preview
+from . import bp
+
+
+def _round_or_404(game, number: int) -> GameRound:
+    try:
+        return round_of(game, number)
+    except RuleError:
+        abort(404)
+
+
+def _stored_data(round_: GameRound, variant) -> dict:
+    """The form's starting values: what is stored for this hand (live buys and marks included)."""
+    data = {"version": round_.version}
+    out_codes = {b.code for b in variant.bonuses if not b.anyone}
+    for result in round_.results:
+        codes = result.bonus_code.split()
+        hand = {"laid_down": result.laid_down, "buys": result.buys, "total": result.hand_total,
+                "event": any(b.anyone and b.code in codes for b in variant.bonuses)}
+        for code, n in rules.card_counts(result.cards).items():
+            hand[f"k_{code}"] = n
+        data[f"p{result.player_id}"] = SimpleNamespace(**hand)
+        if result.went_out:
+            data["went_out"] = str(result.player_id)
+            data["bonus"] = next((c for c in codes if c in out_codes), "")
+    return data
+
+
+@bp.route("/<int:game_id>/rounds/<int:number>/score", methods=["GET", "POST"])
+@keeper_page
+def card_entry(game_id: int, number: int):
+    game = game_or_404(game_id)
+    round_ = _round_or_404(game, number)
+    if round_.recorded_at is None and round_ is not game.current_round:
+        flash(f"Round {game.current_round.number} comes first.", "error")
+        return redirect(url_for("games.round_screen", game_id=game.id))
+
+    variant, players = game.variant, game.players
+    decks = variant.decks_for(len(players))
+    kwargs = {} if request.method == "POST" else _stored_data(round_, variant)
+    limits = buy_limits(game, round_)
+    form = entry_form(variant, round_.rules, decks, players, limits, **kwargs)
+    editing = round_.recorded_at is not None
+    action = request.form.get("action")
+
+    if action != "change" and form.validate_on_submit():
+        entries = form.entries()
+        if action == "save":
+            raw_version = form.version.data or ""
+            version = int(raw_version) if is_number(raw_version) else -1
+            if version > MAX_ID:
+                version = -1
+            try:
+                once(game.family_id, request.form.get("submission"), lambda: record_round(
+                    game, number, entries, version, by=acting_person(game.family_id)
+                ))
+            except StaleEntry as error:
+                _take_fresh_marks(form, round_)
+                flash(str(error), "error")
+                return _entry_page(form, game, round_, editing)
+            except RuleError as error:
+                flash(str(error), "error")
+                return redirect(url_for("games.standings", game_id=game.id))
+            if editing:
+                flash(f"Round {number} updated.", "success")
+                return redirect(url_for("games.standings", game_id=game.id))
+            if game.is_finished:
+                flash("Last hand saved: the game is over.", "success")
+                return redirect(url_for("games.standings", game_id=game.id))
+            flash(f"Round {number} saved.", "success")
+            return redirect(url_for("games.round_screen", game_id=game.id))
+        return render_template(
+            "games/review.html",
+            **_review(game, round_, entries),
+            form=form,
+            game=game,
+            round=round_,
+            variant=variant,
+            editing=editing,
+        )
+    return _entry_page(form, game, round_, editing)
+
+
+def _entry_page(form, game, round_: GameRound, editing: bool):
+    return render_template(
+        "games/card_entry.html",
+        form=form,
+        game=game,
+        round=round_,
+        rules_round=round_.rules,
+        variant=game.variant,
+        players=game.players,
+        limits=form.limits,
+        editing=editing,
+    )
+
+
+def _take_fresh_marks(form, round_: GameRound) -> None:
+    """Keep the typed cards but show the buys and laid-down marks stored meanwhile."""
+    db.session.refresh(round_)
+    form.version.data = round_.version
+    for result in round_.results:
+        db.session.refresh(result)
+        hand = form[f"p{result.player_id}"]
+        hand.buys.data, hand.buys.raw_data = result.buys, None  # raw_data would redraw what was typed
+        hand.laid_down.data = result.laid_down
+
+
+def _review(game, round_: GameRound, entries) -> dict:
+    """Each player's points for this hand and the totals they lead to, before saving."""
+    lines = [
+        SimpleNamespace(
+            player=player,
+            entry=entry,
+            keys=[(game.variant.key_by_code(c), n) for c, n in entry.counts.items()],
+            points=points,
+            bonus=bonus,
+            total=total,
+        )
+        for player, entry, (points, bonus, total) in zip(game.players, entries, preview(game, round_, entries))
+    ]
+    return {"lines": lines, "low": min(line.total for line in lines)}

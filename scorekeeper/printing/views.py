@@ -1,0 +1,104 @@
+"""Printing: blank score sheets for any rules, a game's filled sheet, rule cards as PDFs, and the
+rules pages (each rule card as a web page, open to a guest at the table)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, render_template, request, url_for
+
+from .. import rules
+from ..games.service import game_or_404
+from ..house_rules.service import family_variants
+from ..web.access import current_family, keeper_page, public
+from ..web.fields import is_number
+from . import documents
+from .responses import paper, send_pdf, send_rule_card
+
+bp = Blueprint("printing", __name__)
+
+
+@bp.get("/print")
+def blank_form():
+    """The page to make blank score sheets for any preset or the family's own rules."""
+    variants = family_variants(current_family())
+    return render_template("printing/blank.html", variants=variants, args=request.args, paper=paper(), error=None)
+
+
+@bp.get("/print/sheet.pdf")
+def blank_sheet():
+    args = request.args
+    variants = family_variants(current_family())
+    names = [n for n in args.get("players", "").replace("\n", ",").split(",") if n.strip()]
+    count = args.get("count", "").strip()
+    try:
+        if names:
+            players: list[str] | int = names
+        elif is_number(count) and len(count) < 4:
+            players = int(count)
+        else:
+            raise documents.PrintError("Type the players' names, or how many players there are.")
+        if args.get("variant") not in variants:
+            raise documents.PrintError("Choose the rules to print.")
+        sheet = documents.blank_sheet(
+            variants[args["variant"]],
+            players,
+            first_dealer=args.get("first_dealer", "").strip() or None,
+            skip_first_hand=args.get("skip_first_hand") == "y",
+        )
+        document = documents.sheet_document(sheet, paper())
+    except documents.PrintError as error:
+        page = render_template("printing/blank.html", variants=variants, args=args, paper=paper(), error=str(error))
+        return page, 400
+    return send_pdf(document)
+
+
+@bp.get("/games/<int:game_id>/sheet.pdf")
+def game_sheet(game_id: int):
+    game = game_or_404(game_id)
+    sheet = documents.filled_sheet(game, current_family().name)
+    return send_pdf(documents.sheet_document(sheet, paper()))
+
+
+@bp.get("/games/<int:game_id>/rules.pdf")
+@keeper_page
+def game_rule_card(game_id: int):
+    """The rule card of the rules a game is played by (its own copy)."""
+    return send_rule_card(game_or_404(game_id).variant)
+
+
+@bp.get("/print/rules/<key>.pdf")
+@public
+def rule_card(key: str):
+    try:
+        return send_rule_card(key)
+    except documents.PrintError:
+        abort(404)
+
+
+@bp.get("/rules")
+@public
+def rules_index():
+    """Every preset, with a link to its rules."""
+    cards = [documents.rule_card(key) for key in rules.VARIANTS]
+    return render_template("printing/rules_index.html", cards=cards)
+
+
+@bp.get("/rules/<key>")
+@public
+def rules_page(key: str):
+    """One preset's rules: the same content as its printed rule card."""
+    try:
+        card = documents.rule_card(key)
+    except documents.PrintError:
+        abort(404)
+    return render_template("printing/rules_page.html", **card, pdf_url=url_for("printing.rule_card", key=key),
+                           back=(url_for("printing.rules_index"), "All rule sets"))
+
+
+@bp.get("/games/<int:game_id>/rules")
+@keeper_page
+def game_rules(game_id: int):
+    """The rules a game is played by, as it copied them when it started."""
+    game = game_or_404(game_id)
+    return render_template("printing/rules_page.html", **documents.rule_card(game.variant),
+                           pdf_url=url_for("printing.game_rule_card", game_id=game.id),
+                           back=(url_for("games.round_screen", game_id=game.id), "Back to the game"))

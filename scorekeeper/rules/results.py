@@ -1,0 +1,153 @@
+"""What a hand produces: each player's points (cards left, going out, bonuses), the checks a
+hand must pass before it is recorded, running totals, and who leads or won.
+
+Every score in the app comes from here: the card entry, its review, the recorded hand, the
+standings, the demo games, score sheets and exports all call these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .scoring import hand_problems, max_hand_points, score_keys, table_problems
+from .variants import Decks, Round, Variant
+
+
+@dataclass(frozen=True)
+class Hand:
+    """What one player's end of a hand was: who went out, buys, and the cards left (keypad
+    counts) or a total counted by hand."""
+
+    player_id: int
+    went_out: bool = False
+    laid_down: bool = False
+    buys: int = 0
+    counts: Mapping[str, int] = field(default_factory=dict)
+    hand_total: int | None = None
+    bonus_code: str = ""  # codes of the bonuses earned, space-separated
+
+    @property
+    def held(self) -> int:
+        return sum(n for n in self.counts.values() if n > 0)
+
+
+def hand_score(variant: Variant, hand: Hand, round_number: int) -> tuple[int, int]:
+    """``(points, bonus)`` for one player's hand; the points include the bonus (going out, the
+    way out, a named event anyone can earn)."""
+    codes = hand.bonus_code.split()
+    bonus = sum(b.points for b in variant.bonuses if b.code in codes and (b.anyone or hand.went_out))
+    if hand.went_out:
+        bonus += variant.going_out_points(round_number)
+        return bonus, bonus
+    if hand.hand_total is not None:
+        return hand.hand_total + bonus, bonus
+    return score_keys(variant, hand.counts) + bonus, bonus
+
+
+def cards_text(variant: Variant, counts: Mapping[str, int]) -> str:
+    """Keypad counts as the stored card list, in keypad order: ``"5 5 K JK"``."""
+    return " ".join(
+        " ".join([key.code] * counts.get(key.code, 0)) for key in variant.keys if counts.get(key.code)
+    )
+
+
+def card_counts(cards: str) -> dict[str, int]:
+    """A stored card list back as keypad counts."""
+    counts: dict[str, int] = {}
+    for code in cards.split():
+        counts[code] = counts.get(code, 0) + 1
+    return counts
+
+
+@dataclass
+class RoundProblems:
+    """Why a round's hands cannot be recorded: per player (by id) and for the table as a whole."""
+
+    players: dict[int, list[str]]
+    table: list[str]
+
+    def __bool__(self) -> bool:
+        return bool(self.table) or any(self.players.values())
+
+    def first(self) -> str:
+        return next(iter(self.table + [m for ms in self.players.values() for m in ms]), "")
+
+
+def round_problems(
+    variant: Variant,
+    round_: Round,
+    decks: Decks,
+    hands: Sequence[Hand],
+    limits: Mapping[int, int],
+    names: Mapping[int, str],
+) -> RoundProblems:
+    """Everything that makes these hands impossible at the end of ``round_``: buys over a
+    player's allowance (``limits``), more cards than a player could hold (cards dealt + buys ×
+    cards per buy) or than the decks hold, cards for the player who went out, and no cards or
+    total for one who did not (once someone went out: see ``going_out_problem``)."""
+    someone_out = any(hand.went_out for hand in hands)
+    players = {
+        hand.player_id: _hand_problems(
+            variant, round_, decks, hand, limits[hand.player_id], names[hand.player_id], someone_out
+        )
+        for hand in hands
+    }
+    return RoundProblems(players, table_problems(variant, decks, [h.counts for h in hands if not h.went_out]))
+
+
+def going_out_problem(hands: Sequence[Hand]) -> str | None:
+    """A hand ends when exactly one player goes out."""
+    out = sum(hand.went_out for hand in hands)
+    if out == 1:
+        return None
+    return "Choose who went out." if not out else "Only one player can go out in a hand."
+
+
+def _hand_problems(
+    variant: Variant, round_: Round, decks: Decks, hand: Hand, limit: int, name: str, someone_out: bool
+) -> list[str]:
+    errors = []
+    if hand.buys < 0:
+        errors.append("Buys cannot be negative.")
+    elif hand.buys > limit:
+        errors.append(f"{name} may buy at most {limit} times this hand.")
+    if hand.went_out:
+        if hand.held or hand.hand_total is not None:
+            errors.append(f"{name} went out, so no cards are left: clear them.")
+        return errors
+    if hand.held and hand.hand_total is not None:
+        errors.append("Enter the cards or a total, not both.")
+    elif not hand.held and hand.hand_total is None and someone_out:
+        errors.append(f"Tap the cards {name} holds, or enter a total.")
+    if hand.hand_total is not None and not 1 <= hand.hand_total <= max_hand_points(variant, round_):
+        errors.append("A total must be at least 1 and no more than a full hand can be worth.")
+    errors.extend(hand_problems(variant, round_, decks, hand.counts))
+    held, buys = hand.held, max(hand.buys, 0)
+    could_hold = round_.cards_dealt + buys * variant.cards_per_buy
+    if could_hold < held <= variant.max_hand(round_):
+        bought = f"{buys} buy{'' if buys == 1 else 's'}"
+        errors.append(
+            f"{held} cards is more than {name} could hold with {bought} "
+            f"({round_.cards_dealt} dealt + {bought} × {variant.cards_per_buy} = {could_hold})"
+        )
+    return errors
+
+
+def running_totals(points_by_round: Sequence[Sequence[int]], players: int) -> list[list[int]]:
+    """Each scored round's running totals, seat by seat."""
+    totals = [0] * players
+    rows = []
+    for points in points_by_round:
+        totals = [total + p for total, p in zip(totals, points)]
+        rows.append(totals)
+    return rows
+
+
+def leaders(totals: Sequence[int]) -> list[int]:
+    """The seats with the lowest total: the leader, or the winners of a finished game (ties
+    share the win)."""
+    if not totals:
+        return []
+    low = min(totals)
+    return [seat for seat, total in enumerate(totals) if total == low]

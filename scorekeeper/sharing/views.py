@@ -1,0 +1,133 @@
+"""Sharing a game with the phones at the table: a live scoreboard anyone with the link can
+watch, and a link that lets another phone keep score."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+
+import segno
+from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, session, url_for
+from flask_login import current_user
+from markupsafe import Markup
+
+from .. import rules
+from ..extensions import db
+from ..games.service import buy_limits, game_or_404, load_game
+from ..games.table import standings
+from ..models import KEEP, MAX_ID, Family
+from ..web.access import public
+from ..web.page_cache import STARTED
+from . import service as sharing
+
+bp = Blueprint("sharing", __name__)
+# How often an open scoreboard asks whether anything changed (milliseconds).
+POLL_MS = 2000
+
+
+def qr_svg(url: str) -> Markup:
+    """The link as a QR code, drawn here as SVG (dark on white, whatever the page's colours)."""
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(
+        buffer, kind="svg", xmldecl=False, svgns=True, scale=4, border=3,
+        dark="#000", light="#fff", svgclass="qr", lineclass=None, omitsize=True,
+    )
+    return Markup(buffer.getvalue().decode())
+
+
+@bp.route("/games/<int:game_id>/share", methods=["GET", "POST"])
+def share(game_id: int):
+    """The game's links with their QR codes; POST makes a new one of ``kind``."""
+    game = game_or_404(game_id)
+    if request.method == "POST":
+        kind = request.form.get("kind")
+        if kind not in sharing.KINDS:
+            abort(400, "Choose a scoreboard link or a score keeper link.")
+        sharing.create(game, kind, current_user)
+        flash("New link made: show its code to the other phone.", "success")
+        return redirect(url_for("sharing.share", game_id=game.id))
+    links = []
+    for link in sharing.open_links(game):
+        endpoint = "sharing.keep" if link.kind == KEEP else "sharing.board"
+        url = url_for(endpoint, token=link.token, _external=True)
+        links.append((link, url, qr_svg(url)))
+    return render_template("sharing/share.html", game=game, links=links, expires=sharing.expires_at(game))
+
+
+@bp.post("/games/<int:game_id>/share/<int:link_id>/revoke")
+def revoke(game_id: int, link_id: int):
+    game = game_or_404(game_id)
+    if link_id > MAX_ID or not sharing.revoke(game, link_id):
+        abort(404)
+    flash("Link stopped: phones that had it can no longer open the game.", "success")
+    return redirect(url_for("sharing.share", game_id=game.id))
+
+
+def _link_or_404(token: str, kind: str | None = None):
+    link = sharing.find(token, kind)
+    if link is None:
+        abort(404, "This link does not work: it was stopped, or its game ended more than a day ago.")
+    return link
+
+
+def _board(link) -> dict:
+    """What the scoreboard shows: the hand being played, its buys, and the standings."""
+    family = db.session.get(Family, link.game.family_id)
+    game = load_game(family, link.game_id)
+    players = game.players
+    round_ = game.current_round
+    table = standings(game)
+    ranked = sorted(zip(players, table.totals), key=lambda pair: pair[1])
+    board = {"game": game, "family": family, "round": round_, "players": players, "standings": table,
+             "ranked": ranked, "variant": game.variant}
+    if round_ is not None:
+        board["first_player"] = players[rules.first_player_seat(round_.dealer, len(players))]
+        board["rules_round"] = round_.rules
+        board["reminders"] = rules.round_reminders(game.variant, round_.rules)
+        board["limits"] = buy_limits(game, round_)
+        board["live"] = True
+    return board
+
+
+def _board_etag(link) -> str:
+    """Changes with any write to the family's games (the family version), in every process."""
+    version = db.session.execute(
+        db.select(Family.version).where(Family.id == link.game.family_id)
+    ).scalar_one()
+    return hashlib.sha256(f"{STARTED}|{link.id}|{version}".encode()).hexdigest()[:24]
+
+
+@bp.get("/live/<token>")
+@public
+def board(token: str):
+    """The live scoreboard: read-only, updating itself."""
+    link = _link_or_404(token)
+    return render_template(
+        "sharing/board.html", token=token, poll_ms=POLL_MS, etag=_board_etag(link), **_board(link)
+    )
+
+
+@bp.get("/live/<token>/board")
+@public
+def board_state(token: str):
+    """The scoreboard's changing part, for the page to poll: a 304 while nothing changed."""
+    link = _link_or_404(token)
+    etag = _board_etag(link)
+    if etag in request.if_none_match.as_set():
+        response = make_response("", 304)
+    else:
+        response = make_response(render_template("sharing/_board.html", **_board(link)))
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/keep/<token>")
+@public
+def keep(token: str):
+    """A score keeper's link: this browser may now record buys and hands for this game."""
+    link = _link_or_404(token, KEEP)
+    grants = dict(session.get("keep", {}))
+    grants[str(link.game_id)] = token
+    session["keep"] = dict(list(grants.items())[-5:])  # a phone keeps score for a few games at most
+    return redirect(url_for("games.round_screen", game_id=link.game_id))

@@ -1,0 +1,217 @@
+"""Reading an export or a rules file: every field checked before anything is written, each
+problem named by its path in the file (``games[3].rounds[2].results[1].player``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+
+from .. import rules
+from ..models import ABANDONED, FINISHED, IN_PROGRESS, Family, HouseRules, Result
+from ..rules.variants import BUYS_COUNTED
+
+FORMAT = "scorekeeper-export"
+VARIANT_FORMAT = "scorekeeper-variant"
+VERSION = 1
+STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
+LIMIT = 10**9  # no count, score or position in a real game comes near this
+KEY = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+# What the columns hold, so a file cannot carry more than the database stores.
+FAMILY_NAME_LENGTH = Family.__table__.c.name.type.length
+CARDS_LENGTH = Result.__table__.c.cards.type.length
+BONUS_CODE_LENGTH = Result.__table__.c.bonus_code.type.length
+
+
+class TransferError(ValueError):
+    """The file cannot be imported; the message names what is wrong and where."""
+
+
+def need(obj, key, kind, where, longest: int | None = None):
+    if not isinstance(obj, dict) or key not in obj:
+        raise TransferError(f"{where}: the field '{key}' is missing.")
+    value = obj[key]
+    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+        names = {int: "a whole number", str: "text", bool: "true or false", list: "a list", dict: "an object"}
+        raise TransferError(f"{where}.{key}: must be {names[kind]}.")
+    if kind is int and not -LIMIT <= value <= LIMIT:
+        raise TransferError(f"{where}.{key}: {value} is far outside what a card game produces.")
+    if kind is str and "\x00" in value:
+        raise TransferError(f"{where}.{key}: holds a NUL character, which no text here may contain.")
+    if longest is not None and len(value) > longest:
+        raise TransferError(f"{where}.{key}: must be at most {longest} characters.")
+    return value
+
+
+def when(obj, key, where, required=True) -> datetime | None:
+    value = obj.get(key) if isinstance(obj, dict) else None
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise TransferError(f"{where}.{key}: must be a date and time.")
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise TransferError(f"{where}.{key}: '{value[:40]}' is not a date and time.") from None
+
+
+def read(text: str | bytes, format_: str, what: str, short: str) -> dict:
+    """JSON text in ``format_`` (an export or a rules file) as a dict, its format and version checked."""
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise TransferError(f"This is not a JSON file ({error}).") from None
+    except RecursionError:
+        raise TransferError(f"This is not a {what} (it is nested far too deeply).") from None
+    if not isinstance(data, dict) or data.get("format") != format_:
+        raise TransferError(f"This is not a {what} (its 'format' is not '{format_}').")
+    if type(data.get("version")) is not int or data["version"] != VERSION:
+        raise TransferError(f"This {short} is version {data.get('version')!r}; this app reads version {VERSION}.")
+    return data
+
+
+def parse(text: str | bytes) -> dict:
+    """Read and check an export completely; nothing is written. ``TransferError`` says what is wrong."""
+    data = read(text, FORMAT, "Scorekeeper export", "export")
+    need(need(data, "family", dict, "export"), "name", str, "family", longest=FAMILY_NAME_LENGTH)
+    names = set()
+    for i, player in enumerate(need(data, "players", list, "export")):
+        name = need(player, "name", str, f"players[{i}]")
+        if not name.strip() or len(name) > 40:
+            raise TransferError(f"players[{i}].name: a name has 1 to 40 letters.")
+        if name.casefold() in names:
+            raise TransferError(f"players[{i}].name: '{name}' appears twice.")
+        names.add(name.casefold())
+        when(player, "created_at", f"players[{i}]")
+    # Exports made before house rules existed have none.
+    data.setdefault("house_rules", [])
+    for i, entry in enumerate(need(data, "house_rules", list, "export")):
+        where = f"house_rules[{i}]"
+        key = need(entry, "key", str, where)
+        if not KEY.fullmatch(key):
+            raise TransferError(f"{where}.key: '{key[:40]}' is not a rules key.")
+        name = need(entry, "name", str, where, longest=HouseRules.__table__.c.name.type.length)
+        if not name.strip():
+            raise TransferError(f"{where}.name: the rules need a name.")
+        check_rules(need(entry, "rules", dict, where), key, f"{where}.rules")
+    uids = set()
+    for g, game in enumerate(need(data, "games", list, "export")):
+        _check_game(game, f"games[{g}]", names)
+        if game["uid"] in uids:
+            raise TransferError(f"games[{g}].uid: the game '{game['uid']}' appears twice.")
+        uids.add(game["uid"])
+    return data
+
+
+def _check_game(game, where: str, names: set[str]) -> None:
+    uid = need(game, "uid", str, where)
+    if not 1 <= len(uid) <= 32:
+        raise TransferError(f"{where}.uid: must be 1 to 32 characters.")
+    key = need(game, "variant_key", str, where)
+    if not KEY.fullmatch(key):
+        raise TransferError(f"{where}.variant_key: '{key[:40]}' is not a rules key.")
+    variant = check_rules(need(game, "rules", dict, where), key, f"{where}.rules")
+    skip = need(game, "skip_first_hand", bool, where)
+    if skip and not variant.can_skip_first_hand:
+        raise TransferError(f"{where}.skip_first_hand: these rules cannot skip hand 1.")
+    status = need(game, "status", str, where)
+    if status not in STATUSES:
+        raise TransferError(f"{where}.status: '{status}' is not one of {', '.join(STATUSES)}.")
+    when(game, "started_at", where)
+    finished_at = when(game, "finished_at", where, required=False)
+    seats = need(game, "seats", list, where)
+    try:
+        variant.decks_for(len(seats))
+    except ValueError as error:
+        raise TransferError(f"{where}.seats: {error}.") from None
+    for s, name in enumerate(seats):
+        if not isinstance(name, str) or name.casefold() not in names:
+            raise TransferError(f"{where}.seats[{s}]: {name!r} is not in the players list.")
+    if len({n.casefold() for n in seats}) != len(seats) or not seats:
+        raise TransferError(f"{where}.seats: each player sits once, and a game has players.")
+    first = need(game, "first_dealer", int, where)
+    if not 0 <= first < len(seats):
+        raise TransferError(f"{where}.first_dealer: there is no seat {first}.")
+    seen_numbers: set[int] = set()
+    for r, round_ in enumerate(need(game, "rounds", list, where)):
+        _check_round(round_, f"{where}.rounds[{r}]", variant, seats, seen_numbers)
+    rounds_ = game["rounds"]
+    if sorted((r["position"], r["number"]) for r in rounds_) != list(enumerate(variant.hand_numbers(skip))):
+        raise TransferError(f"{where}.rounds: the game must hold each of its rules' rounds once, in order.")
+    all_recorded = all(r.get("recorded_at") for r in rounds_)
+    if status == FINISHED and not (all_recorded and finished_at):
+        raise TransferError(f"{where}: a finished game has every round recorded and a finishing time.")
+
+
+def _check_round(round_, at: str, variant: rules.Variant, seats: list[str], seen_numbers: set[int]) -> None:
+    number = need(round_, "number", int, at)
+    try:
+        variant.round(number)
+    except ValueError:
+        raise TransferError(f"{at}.number: the rules have no round {number}.") from None
+    if number in seen_numbers:
+        raise TransferError(f"{at}.number: round {number} appears twice.")
+    seen_numbers.add(number)
+    need(round_, "position", int, at)
+    need(round_, "version", int, at)
+    dealer = need(round_, "dealer", int, at)
+    if not 0 <= dealer < len(seats):
+        raise TransferError(f"{at}.dealer: there is no seat {dealer}.")
+    when(round_, "recorded_at", at, required=False)
+    seated = {n.casefold() for n in seats}
+    players_here = [
+        _check_result(result, f"{at}.results[{p}]", variant, seated)
+        for p, result in enumerate(need(round_, "results", list, at))
+    ]
+    if sorted(players_here) != sorted(seated):
+        raise TransferError(f"{at}.results: there must be one result for each seated player.")
+
+
+def _check_result(result, here: str, variant: rules.Variant, seated: set[str]) -> str:
+    """One player's result in a round; returns the player's name, casefolded."""
+    name = need(result, "player", str, here)
+    if name.casefold() not in seated:
+        raise TransferError(f"{here}.player: '{name}' does not sit at this game.")
+    for key in ("buys", "bonus", "points"):
+        need(result, key, int, here)
+    for key in ("laid_down", "went_out"):
+        need(result, key, bool, here)
+    cards = need(result, "cards", str, here, longest=CARDS_LENGTH)
+    codes = {k.code for k in variant.keys}
+    bad = [c for c in cards.split() if c not in codes]
+    if bad:
+        raise TransferError(f"{here}.cards: '{bad[0]}' is not a card of these rules.")
+    need(result, "bonus_code", str, here, longest=BONUS_CODE_LENGTH)
+    if result.get("hand_total") is not None:
+        need(result, "hand_total", int, here)
+    return name.casefold()
+
+
+def check_rules(data: dict, key: str, where: str) -> rules.Variant:
+    """A rules snapshot must rebuild into a variant whose numbers are whole numbers."""
+    try:
+        variant = rules.Variant.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise TransferError(f"{where}: the rules snapshot is incomplete ({error}).") from None
+    if variant.key != key:
+        raise TransferError(f"{where}.key: '{variant.key}' does not match the game's rules key '{key}'.")
+    numbers = [variant.min_players, variant.max_players, variant.cards_per_buy, *variant.points.values()]
+    numbers += [n for d in variant.deck_rules for n in (d.min_players, d.max_players, d.decks, d.jokers)]
+    numbers += [n for r in variant.rounds for n in (r.number, r.cards_dealt, r.buy_limit, *(m.size for m in r.melds))]
+    numbers += [b.points for b in variant.bonuses] + [s.points for s in variant.suit_cards]
+    numbers += [variant.going_out_bonus, variant.buys_per_game, variant.buys_per_turn, variant.min_natural]
+    # Each limit is (kind, size, most); a limit of another shape is refused by well_typed below.
+    numbers += [n for limit in variant.joker_limits for n in limit[1:]]
+    if any(type(n) is not int or not -LIMIT <= n <= LIMIT for n in numbers):
+        raise TransferError(f"{where}: every count and point value must be a whole number.")
+    if not rules.well_typed(variant):
+        raise TransferError(f"{where}: a rule holds the wrong kind of value (text, number, true/false or list).")
+    if variant.buys_counted not in BUYS_COUNTED:
+        raise TransferError(f"{where}.buys_counted: must be one of {', '.join(BUYS_COUNTED)}.")
+    try:
+        _ = variant.keys  # every rank has a point value
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise TransferError(f"{where}: the rules snapshot is incomplete ({error}).") from None
+    if not variant.rounds or not 1 <= variant.min_players <= variant.max_players:
+        raise TransferError(f"{where}: the rules need rounds and a player range.")
+    return variant
