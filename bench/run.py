@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -455,7 +455,7 @@ def report(small: dict, large: dict, options) -> tuple[str, bool]:
 
 def machine() -> str:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    return (f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC · commit {commit or 'unknown'} · {os.cpu_count()} cores · "
+    return (f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · commit {commit or 'unknown'} · {os.cpu_count()} cores · "
             f"Python {platform.python_version()} · SQLite {sqlite3.sqlite_version} · {platform.machine()}")
 
 

@@ -392,7 +392,7 @@ def test_a_server_killed_mid_game_loses_no_saved_round_and_half_writes_nothing(t
                 # The per-player summaries were written in the same transactions as the hands.
                 summaries = {row.player_id: row for row in db.session.execute(
                     db.select(PlayerGame).where(PlayerGame.game_id == game_id)).scalars()}
-                for name, player_id in ids.items():
+                for player_id in ids.values():
                     assert summaries[player_id].hands_played == len(scored)
                     assert summaries[player_id].total == sum(r.result_for(player_id).points for r in scored)
                 if scored:

@@ -1,4 +1,6 @@
-"""The four presets. Every number is from shared/rules/variants.md; readings are noted there."""
+"""The four presets. Every number is from the rules specification (tests/spec/variants.md, a copy of the
+project's shared specification); the readings of contradictions between the documents are noted there.
+Sources are cited by the documents' titles."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ def _points(number_cards, tens_to_kings: dict[str, int], ace: int, joker: int) -
 FAMILY_7 = Variant(
     key="family-7",
     name="Shanghai Rummy (family rules, 7 hands)",
-    source="000_2bf1b6fd9cfe7dd5.txt — a family's own Shanghai Rummy",
+    source="“Shanghai Rummy — one family’s rules, handed down through the generations” (a family’s written rules)",
     min_players=3,
     max_players=8,
     # The text names no deck count; house default, all jokers in.
@@ -72,7 +74,7 @@ FAMILY_7 = Variant(
 SHANGHAI_RUM = Variant(
     key="shanghai-rum",
     name="Shanghai rum (black twos wild)",
-    source="001_3cc1599335d4ca80.txt, first half — Shanghai rum",
+    source="“Shanghai Card Game” web page — its “Shanghai rum” rules",
     min_players=3,
     max_players=8,
     # 7–8 players is not stated; reading: 4 decks (the text says "2-4" decks).
@@ -109,7 +111,10 @@ SHANGHAI_RUM = Variant(
 SHANGHAI_10 = Variant(
     key="shanghai-10",
     name="Shanghai Rummy (10 contracts)",
-    source="001_3cc1599335d4ca80.txt, second half, and 003_261fad32bcebcbd3.txt",
+    source=(
+        "“Shanghai Card Game” web page — its “Shanghai Rummy” rules with ten contracts; "
+        "Angie’s Products, “Shanghai Rummy: Rules”"
+    ),
     min_players=2,
     max_players=8,
     deck_rules=(DeckRule(2, 4, 2, 1), DeckRule(5, 8, 3, 2)),
@@ -155,7 +160,7 @@ SHANGHAI_10 = Variant(
 ONLINE_11 = Variant(
     key="online-11",
     name="Shanghai Rummy (11 rounds)",
-    source="002_ea58618b4aeca607.txt — an online Shanghai Rummy",
+    source="“Shanghai Rummy Rules” of an online Shanghai Rummy game (share-link play with hints)",
     min_players=2,
     max_players=8,
     deck_rules=(DeckRule(2, 6, 2, 4), DeckRule(7, 8, 3, 6)),
