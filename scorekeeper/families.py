@@ -58,6 +58,9 @@ def once(family_id: int, key: str | None, write: Callable[[], object]) -> None:
         if not _submitted(family_id, key):
             raise
         # The same submission arrived twice at once; the other request stored it.
+    except Exception:
+        db.session.rollback()  # a refused write leaves its key unstored, whatever comes next
+        raise
 
 
 def _submitted(family_id: int, key: str) -> bool:

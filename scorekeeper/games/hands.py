@@ -12,7 +12,7 @@ from .. import rules
 from ..extensions import db
 from ..families import RuleError, commit_for
 from ..models import ABANDONED, FINISHED, IN_PROGRESS, Game, GameRound, Member, RoundChange, utcnow
-from .service import StaleEntry, buy_limits, refuse_if_abandoned, round_of, stored_now
+from .service import HandRefused, StaleEntry, buy_limits, refuse_if_abandoned, round_of, stored_now
 from .summary import mark_changed, refresh_summary
 
 RESULT_FIELDS = ("went_out", "laid_down", "buys", "cards", "hand_total", "bonus_code", "bonus", "points")
@@ -51,7 +51,7 @@ def record_round(
         raise RuleError(f"Round {current.number} comes first.")
     problems = check_hands(game, round_, hands)
     if problems:
-        raise RuleError(f"Round {number} was not saved: {problems.first()}")
+        raise HandRefused(f"Round {number} was not saved: {problems.first()}")
     before = [r.points for r in round_.results] if round_.recorded_at else None
     stamp = round_.recorded_at or utcnow()
     changed = db.session.execute(

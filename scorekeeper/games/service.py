@@ -36,6 +36,10 @@ class StaleEntry(RuleError):
     """A card-entry form opened before a buy or laid-down mark changed the hand."""
 
 
+class HandRefused(RuleError):
+    """Hands the rules cannot accept (too many cards or buys, nobody out...): nothing was saved."""
+
+
 @dataclass(frozen=True)
 class SeatChoice:
     """A seat at the new game's table: a saved player, or a new name to save."""

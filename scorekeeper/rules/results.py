@@ -111,7 +111,8 @@ def _hand_problems(
     if hand.buys < 0:
         errors.append("Buys cannot be negative.")
     elif hand.buys > limit:
-        errors.append(f"{name} may buy at most {limit} times this hand.")
+        most = "may not buy this hand" if not limit else f"may buy at most {_times(limit)} this hand"
+        errors.append(f"{name} {most}.")
     if hand.went_out:
         if hand.held or hand.hand_total is not None:
             errors.append(f"{name} went out, so no cards are left: clear them.")
@@ -132,6 +133,10 @@ def _hand_problems(
             f"({round_.cards_dealt} dealt + {bought} × {variant.cards_per_buy} = {could_hold})"
         )
     return errors
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
 
 
 def running_totals(points_by_round: Sequence[Sequence[int]], players: int) -> list[list[int]]:

@@ -15,7 +15,7 @@ from ...web.access import acting_person, keeper_page
 from ...web.fields import is_number
 from ..forms import entry_form
 from ..hands import record_round
-from ..service import StaleEntry, buy_limits, game_or_404, round_of
+from ..service import HandRefused, StaleEntry, buy_limits, game_or_404, round_of
 from ..table import preview
 from . import bp
 
@@ -74,6 +74,9 @@ def card_entry(game_id: int, number: int):
                 ))
             except StaleEntry as error:
                 _take_fresh_marks(form, round_)
+                flash(str(error), "error")
+                return _entry_page(form, game, round_, editing)
+            except HandRefused as error:  # e.g. a hand kept offline while the buys changed
                 flash(str(error), "error")
                 return _entry_page(form, game, round_, editing)
             except RuleError as error:
