@@ -40,6 +40,8 @@ from tests.helpers import (
     text_of,
 )
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 sqlite_only = pytest.mark.skipif(bool(POSTGRES_URL), reason="SQLite backups: this run is on PostgreSQL")
 postgres_only = pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL: set SCOREKEEPER_TEST_DATABASE_URL")

@@ -40,6 +40,8 @@ from tests.helpers import (
     text_of,
 )
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ["Ann", "Bob", "Cy"]
 

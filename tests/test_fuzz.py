@@ -75,6 +75,8 @@ from tests.helpers import (
 from tests.test_house_rules import GRAN
 from tests.test_printing import pdf_text
 
+pytestmark = pytest.mark.slow
+
 # -- settings and counting -----------------------------------------------------------------
 
 SCALE = float(os.environ.get("SCOREKEEPER_FUZZ_EXAMPLES") or 1)

@@ -65,6 +65,8 @@ from tests.helpers import (
 )
 from tests.test_house_rules import GRAN
 
+pytestmark = pytest.mark.slow  # every route walked as another family
+
 OUR_FAMILY = "Fairweather Clan"
 OUR_PLAYERS = ["Zebediah", "Ottoline", "Peregrine", "Wilhelmina"]
 JONESES = "The Joneses"

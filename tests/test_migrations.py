@@ -46,6 +46,8 @@ from tests.helpers import (
     text_of,
 )
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 FIRST = "0001"  # revision id in scorekeeper/migrations/versions/0001_*.py
 

@@ -17,6 +17,8 @@ from playwright import sync_api
 
 from tests.browser.conftest import hand, phone, row, shot, sign_up
 
+pytestmark = pytest.mark.browser
+
 expect = sync_api.expect
 
 AXE_PACKAGE = "axe-playwright-python"  # ships axe-core as axe_playwright_python/axe.min.js

@@ -20,6 +20,8 @@ from playwright import sync_api
 
 from tests.browser.conftest import hand, row, shot, sign_up
 
+pytestmark = pytest.mark.browser
+
 expect = sync_api.expect
 
 

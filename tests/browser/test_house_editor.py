@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import hand, shot, sign_up
+
+pytestmark = pytest.mark.browser
 
 
 def test_write_house_rules_on_a_phone_and_play_a_hand_by_them(page):

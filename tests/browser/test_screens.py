@@ -1,8 +1,11 @@
 """Two rounds played by tapping, history pages and an invite, at phone size (390×844)."""
 
+import pytest
 from playwright import sync_api
 
 from tests.browser.conftest import hand, phone, row, shot, sign_up
+
+pytestmark = pytest.mark.browser
 
 
 def test_two_rounds_by_tapping(page):

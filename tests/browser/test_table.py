@@ -1,11 +1,14 @@
 """At the table, in Debian Chromium at 390×844: a live scoreboard on a second phone, a second
 score keeper, and hands and buys entered while the connection is down."""
 
+import pytest
 from playwright import sync_api
 
 from scorekeeper.extensions import db
 from scorekeeper.models import GameRound, Result, RoundChange
 from tests.browser.conftest import hand, phone, row, shot, sign_up
+
+pytestmark = pytest.mark.browser
 
 expect = sync_api.expect
 
