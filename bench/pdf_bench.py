@@ -26,6 +26,8 @@ from scorekeeper import (  # noqa: E402
 )
 from scorekeeper.extensions import db  # noqa: E402
 from scorekeeper.games import service  # noqa: E402
+from scorekeeper.printing import documents as printing  # noqa: E402
+from scorekeeper.rules import limits  # noqa: E402
 
 
 def bare_page(rows: int, columns: int, orientation: str = "landscape") -> str:
@@ -73,6 +75,18 @@ def play_game(client) -> int:
     return game_id
 
 
+def largest_rules() -> rules.Variant:
+    """The largest rules the bounds allow (``rules.limits``), for 8 players."""
+    base = rules.get_variant("shanghai-10")
+    return rules.Variant(
+        key="largest", name="Largest rules allowed", source="", min_players=2, max_players=8,
+        deck_rules=(rules.DeckRule(2, 8, limits.MOST_DECKS, limits.MOST_JOKERS),),
+        rounds=tuple(rules.Round(n, "two sets of 3", (rules.Meld("set", 3),) * 2, limits.MOST_DEALT, limits.MOST_BUYS)
+                     for n in range(1, limits.MOST_ROUNDS + 1)),
+        cards_per_buy=limits.MOST_CARDS_PER_BUY, points={**base.points, "K": limits.MOST_POINTS},
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
@@ -87,19 +101,24 @@ def main() -> None:
     with app.test_request_context():
         game = service.load_game(families.sole_family(), game_id)
         documents = {}
+        names = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
         for key in rules.VARIANTS:
-            names = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
-            documents[f"blank sheet {key} (8 players)"] = documents.sheet_document(
-                documents.blank_sheet(key, names, "Cy"), "letter")
-            documents[f"rule card {key}"] = documents.rule_card_document(documents.rule_card(key), "letter")
-        documents["filled sheet shanghai-10 (8 players, 10 rounds)"] = documents.sheet_document(
-            documents.filled_sheet(game, "Bench family"), "letter")
+            documents[f"blank sheet {key} (8 players)"] = printing.sheet_document(
+                printing.blank_sheet(key, names, "Cy"), "letter")
+            documents[f"rule card {key}"] = printing.rule_card_document(printing.rule_card(key), "letter")
+        documents["filled sheet shanghai-10 (8 players, 10 rounds)"] = printing.sheet_document(
+            printing.filled_sheet(game, "Bench family"), "letter")
+        largest = largest_rules()
+        documents["blank sheet, largest rules allowed (8 players)"] = printing.sheet_document(
+            printing.blank_sheet(largest, names, "Cy"), "letter")
+        documents["rule card, largest rules allowed"] = printing.rule_card_document(
+            printing.rule_card(largest), "letter")
         htmls = {name: render_template(doc.template, **doc.context) for name, doc in documents.items()}
         db.session.remove()
 
         small = bare_page(11, 5)
-        documents.html_to_pdf(small)  # warm fonts and caches once, for everyone alike
-        small_ms = median_ms(lambda: documents.html_to_pdf(small), repeat)
+        printing.html_to_pdf(small)  # warm fonts and caches once, for everyone alike
+        small_ms = median_ms(lambda: printing.html_to_pdf(small), repeat)
         print(f"{'document':50} {'median ms':>9} {'bare same-size ms':>17} {'× same-size':>11} {'× small bare':>12}")
         print(f"{'bare one-table page, 11 × 5':50} {small_ms:9.1f}")
         worst = 0.0
@@ -111,14 +130,14 @@ def main() -> None:
                 shape = (len(doc.context["variant"].rounds) + 14, 5, "portrait")
             bare = bare_page(*shape)
             ms, bare_ms = paired_medians_ms(
-                lambda: documents.html_to_pdf(html), lambda: documents.html_to_pdf(bare), repeat
+                lambda: printing.html_to_pdf(html), lambda: printing.html_to_pdf(bare), repeat
             )
             worst = max(worst, ms / bare_ms)
             print(f"{name:50} {ms:9.1f} {bare_ms:17.1f} {ms / bare_ms:11.2f} {ms / small_ms:12.2f}")
 
     url = f"/games/{game_id}/sheet.pdf"
-    documents.cache._items.clear()
-    cold = median_ms(lambda: (documents.cache._items.clear(), client.get(url)), repeat)
+    printing.cache._items.clear()
+    cold = median_ms(lambda: (printing.cache._items.clear(), client.get(url)), repeat)
     etag = client.get(url).headers["ETag"]
     not_modified = median_ms(lambda: client.get(url, headers={"If-None-Match": etag}), repeat * 5)
     cached = median_ms(lambda: client.get(url), repeat * 5)

@@ -78,8 +78,8 @@ def prepare(folder: Path, games: int, fresh_games: int) -> dict:
         seats = [service.SeatChoice(player_id=players[n].id) for n in PLAYERS]
         playing = service.start_game(family, variant, seats, first_dealer=0)
         for number in (1, 2):  # a game in progress with two hands in
-            entries = [rules.Hand(player_id=players[n].id, went_out=(i == number),
-                                          laid_down=True, counts={"K": 1, "5": 2}) for i, n in enumerate(PLAYERS)]
+            entries = [rules.Hand(player_id=players[n].id, went_out=(i == number), laid_down=True,
+                                  counts={} if i == number else {"K": 1, "5": 2}) for i, n in enumerate(PLAYERS)]
             hands.record_round(playing, number, entries, version=0)
         scoreboard = sharing.create(playing, "view", member)  # a phone or TV watching the game
         fresh = [service.start_game(family, variant, seats, first_dealer=0).id for _ in range(fresh_games)]

@@ -215,8 +215,24 @@ class Member(UserMixin, db.Model):
 
     family: Mapped[Family] = relationship(lazy="joined")
 
+    # The token of the sign-in (``SignInSession``) this request came with; not stored here.
+    sign_in_token = None
+
     def get_id(self) -> str:
-        return f"{self.id}:{self.session_token}"
+        # "<id>:<token of this sign-in>"; without one, the older "<id>:<session_token>" form.
+        return f"{self.id}:{self.sign_in_token or self.session_token}"
+
+
+class SignInSession(db.Model):
+    """One sign-in on one browser: its session and remember-me cookie name it. Signing out
+    deletes it, so a copy of those cookies stops working too; only a hash of the token is kept."""
+
+    __tablename__ = "sign_in_session"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    member_id: Mapped[int] = mapped_column(ForeignKey("member.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Invite(db.Model):
@@ -282,6 +298,9 @@ class ShareLink(db.Model):
     created_by: Mapped[int | None] = mapped_column(ForeignKey("member.id"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None]
+    # When the game first ended while the link existed: the link stops a day after, even if an
+    # undo reopens the game (``sharing.service``).
+    game_ended_at: Mapped[datetime | None]
 
     game: Mapped[Game] = relationship()
 

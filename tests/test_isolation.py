@@ -49,6 +49,7 @@ from scorekeeper.models import (
     RoundChange,
     Seat,
     ShareLink,
+    SignInSession,
     Submission,
 )
 from tests.helpers import (
@@ -223,6 +224,7 @@ def family_rows(app, family_id: int) -> dict[str, list[tuple]]:
     owned = {
         "family": Family.id == family_id,
         "member": Member.family_id == family_id,
+        "sign_in_session": SignInSession.member_id.in_(select(Member.id).where(Member.family_id == family_id)),
         "invite": Invite.family_id == family_id,
         "player": Player.family_id == family_id,
         "game": Game.family_id == family_id,

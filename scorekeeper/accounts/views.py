@@ -58,7 +58,32 @@ def _safe_next(target: str | None) -> str:
 
 def _sign_in(member, remember: bool) -> None:
     session.clear()  # a fresh session (and form token) for the signed-in person
+    accounts.start_session(member)  # stored, so signing out ends it on the server too
     login_user(member, remember=remember)
+
+
+def _address() -> str:
+    return request.remote_addr or ""
+
+
+def _username_answer_refused(form) -> bool:
+    """On a sent sign-up or join form, before the username is looked up: refuse (the sign-in
+    limit's message, beside the username) when this address has had too many failures. A
+    "taken" answer then counts as one (``_count_username_answer``)."""
+    if not form.is_submitted():
+        return False
+    try:
+        g.username_answer = accounts.reserve_username_answer(_address())
+    except AccountError as refusal:
+        form.username.errors = [str(refusal)]
+        return True
+    return False
+
+
+def _count_username_answer(form) -> None:
+    reserved = g.pop("username_answer", None)
+    if reserved:
+        accounts.keep_username_answer(reserved, accounts.USERNAME_TAKEN in (form.username.errors or ()))
 
 
 def keeper_link():
@@ -108,15 +133,19 @@ def signup():
 
 def _new_family(first: bool):
     form = NewFamilyForm()
+    if _username_answer_refused(form):
+        return render_template("accounts/new_family.html", form=form, first=first), 429
     if form.validate_on_submit():
         try:
             member = accounts.create_family(form.family_name.data, form.username.data, form.password.data)
         except AccountError as error:
             form.username.errors.append(str(error))
         else:
+            _count_username_answer(form)
             _sign_in(member, remember=True)
             flash(f"Welcome, {member.username}. Invite the rest of the family from the Family page.", "success")
             return redirect(url_for("main.home"))
+    _count_username_answer(form)
     return render_template("accounts/new_family.html", form=form, first=first)
 
 
@@ -129,7 +158,7 @@ def login():
     error = None
     if form.validate_on_submit():
         try:
-            member = accounts.authenticate(form.username.data, form.password.data, request.remote_addr or "")
+            member = accounts.authenticate(form.username.data, form.password.data, _address())
         except AccountError as refusal:
             error = str(refusal)
         else:
@@ -151,6 +180,7 @@ def _sign_out():
 
 @bp.post("/logout")
 def logout():
+    accounts.sign_out(current_user)  # a copy of this browser's cookies stops working too
     response = _sign_out()
     flash("Signed out.", "success")
     return response
@@ -174,16 +204,20 @@ def join(token: str):
     if current_user.is_authenticated:
         return render_template("accounts/join.html", invite=invite, signed_in=True)
     form = NewMemberForm()
+    family = db.session.get(Family, invite.family_id)
+    if _username_answer_refused(form):
+        return render_template("accounts/join.html", invite=invite, family=family, form=form), 429
     if form.validate_on_submit():
         try:
             member = accounts.join(token, form.username.data, form.password.data)
         except AccountError as error:
             form.username.errors.append(str(error))
         else:
+            _count_username_answer(form)
             _sign_in(member, remember=True)
             flash(f"Welcome to {member.family.name}, {member.username}.", "success")
             return redirect(url_for("main.home"))
-    family = db.session.get(Family, invite.family_id)
+    _count_username_answer(form)
     return render_template("accounts/join.html", invite=invite, family=family, form=form)
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import update
 from .. import rules
 from ..extensions import db
 from ..families import RuleError, commit_for
-from ..models import ABANDONED, FINISHED, IN_PROGRESS, Game, GameRound, Member, RoundChange, utcnow
+from ..models import ABANDONED, FINISHED, IN_PROGRESS, Game, GameRound, Member, RoundChange, ShareLink, utcnow
 from .service import HandRefused, StaleEntry, buy_limits, refuse_if_abandoned, round_of, stored_now
 from .summary import mark_changed, refresh_summary
 
@@ -173,6 +173,12 @@ def _update_status(game: Game) -> None:
         done = all(r.recorded_at is not None for r in game.rounds)
         if done and game.status != FINISHED:
             game.status, game.finished_at = FINISHED, utcnow()
+            # The game's links end a day after its first end: an undo does not give them another.
+            db.session.execute(
+                update(ShareLink)
+                .where(ShareLink.game_id == game.id, ShareLink.game_ended_at.is_(None))
+                .values(game_ended_at=game.finished_at)
+            )
         elif not done and game.status == FINISHED:
             game.status, game.finished_at = IN_PROGRESS, None
     refresh_summary(game)

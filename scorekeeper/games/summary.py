@@ -3,8 +3,12 @@ history and its statistics read these rows."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+
 from sqlalchemy.orm import attributes
 
+from .. import rules
 from ..extensions import db
 from ..models import FINISHED, Game, PlayerGame
 from .table import standings
@@ -49,3 +53,26 @@ def refresh_summary(game: Game, new: bool = False) -> None:
         row.buys = sum(r.buys for r in results)
         if row.id is not None:
             mark_changed(row, SUMMARY_FIELDS)
+
+
+def summary_rows(
+    family_id: int, game_id: int, variant_key: str, status: str, started_at: datetime,
+    player_ids: Sequence[int], recorded: Sequence[Sequence[dict]],
+) -> list[dict]:
+    """What ``refresh_summary`` stores for a new game, as rows for one bulk insert (an import
+    writes thousands of games at once). ``recorded`` holds each scored hand's results in seat
+    order (dicts with points, went_out, laid_down and buys)."""
+    running = rules.running_totals([[r["points"] for r in results] for results in recorded], len(player_ids))
+    totals = running[-1] if running else [0] * len(player_ids)
+    winners = set(rules.leaders(totals)) if recorded and status == FINISHED else set()
+    return [
+        {
+            "family_id": family_id, "game_id": game_id, "player_id": player_id, "variant_key": variant_key,
+            "status": status, "played_on": started_at.date(), "month": started_at.strftime("%Y-%m"),
+            "hands_played": len(recorded), "total": totals[seat], "won": seat in winners,
+            "hands_won": sum(results[seat]["went_out"] for results in recorded),
+            "times_stuck": sum(not (results[seat]["laid_down"] or results[seat]["went_out"]) for results in recorded),
+            "buys": sum(results[seat]["buys"] for results in recorded),
+        }
+        for seat, player_id in enumerate(player_ids)
+    ]

@@ -9,7 +9,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
 from .. import rules
-from ..rules import house
+from ..rules import house, limits
 from ..web.fields import ChoiceField, IntegerField
 
 
@@ -37,9 +37,9 @@ class RoundRowForm(Form):
     """One round of the editor: its melds in words, cards dealt and buys."""
 
     melds = StringField("Contract", validators=[InputRequired("Write what must be laid down."),
-                                                Length(max=120), _valid_melds])
-    cards_dealt = _number("Cards dealt", 1, 30)
-    buy_limit = _number("Buys", 0, 20)
+                                                Length(max=limits.LONGEST["contract"]), _valid_melds])
+    cards_dealt = _number("Cards dealt", 1, limits.MOST_DEALT)
+    buy_limit = _number("Buys", 0, limits.MOST_BUYS)
 
 
 class DeckRowForm(Form):
@@ -47,8 +47,8 @@ class DeckRowForm(Form):
 
     min_players = _number("From", 1, house.MOST_PLAYERS)
     max_players = _number("To", 1, house.MOST_PLAYERS)
-    decks = _number("Decks", 1, 8)
-    jokers = _number("Jokers", 0, 32)
+    decks = _number("Decks", 1, limits.MOST_DECKS)
+    jokers = _number("Jokers", 0, limits.MOST_JOKERS)
 
 
 GOING_OUT_KINDS = [SelectChoice("zero", "Scores 0"), SelectChoice("fixed", "A bonus taken off the score"),
@@ -63,45 +63,45 @@ class HouseRulesForm(FlaskForm):
     """The house-rules editor: every number of a variant, with the rounds and deck rows as lists."""
 
     name = StringField("Name", validators=[DataRequired("Give your rules a name."), Length(max=80)])
-    source = StringField("Where the rules come from", validators=[Length(max=200)],
+    source = StringField("Where the rules come from", validators=[Length(max=limits.LONGEST["source"])],
                          description="e.g. Grandma's rules, 1987; or a book and page")
     min_players = _number("Fewest players", 1, house.MOST_PLAYERS)
     max_players = _number("Most players", 1, house.MOST_PLAYERS)
     deck_rules = FieldList(FormField(DeckRowForm), min_entries=1, max_entries=house.MOST_PLAYERS)
-    rounds = FieldList(FormField(RoundRowForm), min_entries=1, max_entries=20)
+    rounds = FieldList(FormField(RoundRowForm), min_entries=1, max_entries=limits.MOST_ROUNDS)
     can_skip_first_hand = BooleanField("Hand 1 may be skipped for a quicker game")
 
-    cards_per_buy = _number("A buy brings (cards, the discard included)", 1, 10)
+    cards_per_buy = _number("A buy brings (cards, the discard included)", 1, limits.MOST_CARDS_PER_BUY)
     buys_counted = ChoiceField("Buys are counted", choices=[
         SelectChoice("hand", "Per hand; unused buys are lost"),
         SelectChoice("carry", "Per hand; unused buys carry over to the next hand"),
         SelectChoice("game", "For the whole game"),
     ], default="hand")
-    buys_per_game = _number("Buys in the whole game", 0, 100, required=False)
-    buys_per_turn = _number("Buys per turn, all players together (0: no limit)", 0, 10)
+    buys_per_game = _number("Buys in the whole game", 0, limits.MOST_BUYS_PER_GAME, required=False)
+    buys_per_turn = _number("Buys per turn, all players together (0: no limit)", 0, limits.MOST_BUYS_PER_TURN)
     down_may_buy = BooleanField("A player who has laid down may still buy")
     buy_out_of_turn_only = BooleanField("Nobody buys on their own turn")
-    buying = TextAreaField("Other buying rules", validators=[Length(max=500)])
+    buying = TextAreaField("Other buying rules", validators=[Length(max=limits.LONGEST["buying"])])
 
     wilds = ChoiceField("Wild cards", choices=[SelectChoice(k, label) for k, (label, _) in house.WILD_TWOS.items()],
                         default="jokers")
-    wild_points = _number("A wild 2 left in hand scores", 0, 500, description="Used when 2s are wild.")
-    min_natural = _number("Natural cards every meld needs (0: no rule)", 0, 14)
+    wild_points = _number("A wild 2 left in hand scores", 0, limits.MOST_POINTS, description="Used when 2s are wild.")
+    min_natural = _number("Natural cards every meld needs (0: no rule)", 0, limits.MOST_MELD)
     wilds_at_most_naturals = BooleanField("No more wild cards than natural cards in a meld")
     wilds_no_touch = BooleanField("Wild cards may not lie side by side")
     joker_limits = StringField("Most jokers by meld size", validators=[Length(max=200), _valid_joker_limits],
                                description="e.g. set of 3: 1, run of 4: 1, run of 5: 2 (empty: no limit)")
-    wild_rule = TextAreaField("Other wild-card rules", validators=[Length(max=500)])
+    wild_rule = TextAreaField("Other wild-card rules", validators=[Length(max=limits.LONGEST["wild_rule"])])
 
     going_out_kind = ChoiceField("Going out", choices=GOING_OUT_KINDS, default="zero")
-    going_out_bonus = _number("Bonus for going out", 0, 500, required=False)
-    blind_bonus = _number("Bonus for going out blind, using a joker", 0, 500, required=False)
-    blind_no_joker_bonus = _number("Bonus for going out blind, no joker", 0, 500, required=False)
-    event_label = StringField("A bonus anyone can earn, named", validators=[Length(max=60)],
+    going_out_bonus = _number("Bonus for going out", 0, limits.MOST_BONUS, required=False)
+    blind_bonus = _number("Bonus for going out blind, using a joker", 0, limits.MOST_BONUS, required=False)
+    blind_no_joker_bonus = _number("Bonus for going out blind, no joker", 0, limits.MOST_BONUS, required=False)
+    event_label = StringField("A bonus anyone can earn, named", validators=[Length(max=limits.LONGEST["bonus_label"])],
                               description="e.g. Cut the exact number of cards")
-    event_bonus = _number("That bonus", 0, 500, required=False)
-    going_out = TextAreaField("How to go out", validators=[Length(max=500)])
-    notes = TextAreaField("Other rules, one per line", validators=[Length(max=2000)])
+    event_bonus = _number("That bonus", 0, limits.MOST_BONUS, required=False)
+    going_out = TextAreaField("How to go out", validators=[Length(max=limits.LONGEST["going_out"])])
+    notes = TextAreaField("Other rules, one per line", validators=[Length(max=limits.LONGEST["notes"])])
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -172,7 +172,7 @@ for _rank, _name in POINT_FIELDS:
     setattr(HouseRulesForm, _name, IntegerField("Joker" if _rank == rules.JOKER else _rank, validators=[
         InputRequired("Enter the points."),
         NumberRange(min=0, message="Points cannot be negative: cards left in hand count against you."),
-        NumberRange(max=500, message="At most 500."),
+        NumberRange(max=limits.MOST_POINTS, message=f"At most {limits.MOST_POINTS}."),
     ]))
 
 

@@ -17,6 +17,7 @@ from flask import render_template
 from .. import rules
 from ..games.table import standings as standings_of
 from ..models import Game
+from ..rules import limits
 from ..web.page_cache import LRU
 
 PAPERS = ("letter", "a4")
@@ -92,7 +93,7 @@ def _round_numbers(numbers: list[int]) -> str:
     """``round 3``, ``rounds 1–8`` or ``rounds 1, 3 and 5``."""
     if len(numbers) == 1:
         return f"round {numbers[0]}"
-    if numbers == list(range(numbers[0], numbers[-1] + 1)):
+    if numbers[-1] - numbers[0] + 1 == len(numbers) and numbers == list(range(numbers[0], numbers[-1] + 1)):
         return f"rounds {numbers[0]}–{numbers[-1]}"
     return "rounds " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
 
@@ -127,7 +128,8 @@ def _rows(variant: rules.Variant, numbers: list[int], names: list[str] | None, f
                 "contract": r.contract,
                 "min_cards": r.min_cards,
                 "cards_dealt": r.cards_dealt,
-                "buy_limit": r.buy_limit,
+                # The sheet draws a box per buy: never more than a hand can have, whatever rules were stored.
+                "buy_limit": min(r.buy_limit, limits.MOST_BUYS),
                 "dealer": dealer,
                 "cells": None,
             }
@@ -181,6 +183,7 @@ def blank_sheet(
         "totals": None,
         "winners": None,
         "printed": (today or date.today()).isoformat(),
+        "widest": 4,  # room for a handwritten total
     }
 
 
@@ -199,7 +202,7 @@ def filled_sheet(game: Game, family_name: str, today: date | None = None) -> dic
             {
                 "points": c.result.points,
                 "total": c.running_total,
-                "buys": c.result.buys,
+                "buys": min(c.result.buys, limits.MOST_BUYS_PER_GAME),  # a filled box each
                 "went_out": c.result.went_out,
                 "stuck": c.result.stuck,
                 "bonus": c.result.bonus,
@@ -207,6 +210,7 @@ def filled_sheet(game: Game, family_name: str, today: date | None = None) -> dic
             for c in st_row.cells
         ]
     scored = standings.scored_rounds > 0
+    written = [v for row in rows for c in row["cells"] or () for v in (c["points"], c["total"])]
     return {
         "variant": _variant_summary(variant, len(names)),
         "players": names,
@@ -220,6 +224,7 @@ def filled_sheet(game: Game, family_name: str, today: date | None = None) -> dic
         "leaders": [p.name for p in standings.leaders] if scored else [],
         "status": game.status,
         "printed": (today or date.today()).isoformat(),
+        "widest": max((len(str(n)) for n in written), default=4),  # characters of the longest number
     }
 
 

@@ -4,12 +4,11 @@ variant must pass before a game can be played with it."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from .cards import RANKS
+from .limits import MOST_MELDS, MOST_PLAYERS, MOST_ROUNDS, Problem, bound_problems, meld_fits, round_bounds
 from .variants import BUYS_COUNTED, Meld, SuitCard, Variant
 
-MOST_PLAYERS = 12
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                 "eleven", "twelve")
 _RANK_NAMES = {"aces": "A", "kings": "K", "queens": "Q", "jacks": "J", "tens": "10", "nines": "9",
@@ -65,8 +64,8 @@ def parse_melds(text: str) -> tuple[Meld, ...]:
         else:
             raise ValueError(f"Could not read “{said}”. Write melds such as “2 sets of 3, 1 run of 4” "
                              "or “pair of Aces”.")
-        if len(melds) > 8:
-            raise ValueError("At most 8 melds in one round.")
+        if len(melds) > MOST_MELDS:
+            raise ValueError(f"At most {MOST_MELDS} melds in one round.")
     return tuple(melds)
 
 
@@ -106,14 +105,6 @@ def wild_option(variant: Variant) -> tuple[str, int]:
     return ("jokers" if variant.has_jokers else "none"), variant.points.get("2", 0)
 
 
-@dataclass(frozen=True)
-class Problem:
-    """A rule that cannot work, and the field it belongs beside."""
-
-    field: str  # "min_players", "rounds-2-melds", "deck_rules-0", "points-A", ...
-    message: str
-
-
 def _deck_problems(variant: Variant) -> list[Problem]:
     problems = []
     lo, hi = variant.min_players, variant.max_players
@@ -147,9 +138,12 @@ def _deck_problems(variant: Variant) -> list[Problem]:
 def _round_problems(variant: Variant) -> list[Problem]:
     if not variant.rounds:
         return [Problem("rounds", "Add at least one round.")]
+    if len(variant.rounds) > MOST_ROUNDS:
+        return []  # bound_problems says so; each of thousands of rounds is not worth checking
     problems = []
     for i, r in enumerate(variant.rounds):
         where = f"rounds-{i}"
+        problems += round_bounds(where, r.cards_dealt, r.buy_limit, r.melds)
         if r.cards_dealt < 1:
             problems.append(Problem(f"{where}-cards_dealt", "Deal at least 1 card."))
         if r.buy_limit < 0:
@@ -157,7 +151,7 @@ def _round_problems(variant: Variant) -> list[Problem]:
         if not r.melds:
             problems.append(Problem(f"{where}-melds", f"Round {r.number} has no melds: write what must be laid down."))
             continue
-        short = [m for m in r.melds if m.size < (3 if m.kind == "run" else 2) or m.size > 14]
+        short = [m for m in r.melds if not meld_fits(m.kind, m.size)]
         if short:
             problems.append(Problem(f"{where}-melds", "A set has 2 or more cards; a run has 3 to 14."))
             continue
@@ -192,6 +186,7 @@ def variant_problems(variant: Variant) -> list[Problem]:
         problems.append(Problem("buys_counted", f"Buys are counted one of these ways: {', '.join(BUYS_COUNTED)}."))
     if variant.buys_counted == "game" and variant.buys_per_game < 1:
         problems.append(Problem("buys_per_game", "Counting buys per game needs the game's number of buys."))
+    problems += bound_problems(variant)
     return problems + _deck_problems(variant) + _round_problems(variant) + _point_problems(variant)
 
 

@@ -1,5 +1,6 @@
 """Links to one game for phones at the table without a login: the live scoreboard and a
-second score keeper. A link works until it is revoked or the game has been over for a while."""
+second score keeper. A link works until it is revoked or the game has been over for a while:
+a day after the game first ended while the link existed, even if an undo reopened it since."""
 
 from __future__ import annotations
 
@@ -25,11 +26,22 @@ def expires_at(game: Game) -> datetime | None:
     return game.finished_at + GRACE
 
 
+def link_expires_at(link: ShareLink) -> datetime | None:
+    """When the link stops working: a day after its game first ended (``game_ended_at``, kept
+    when an undo reopens the game, so taking back the last hand through the link cannot keep
+    it alive), or after the game's own end if that is sooner or not kept (older links)."""
+    ends = expires_at(link.game)
+    if link.game_ended_at is not None:
+        first = link.game_ended_at + GRACE
+        ends = first if ends is None else min(ends, first)
+    return ends
+
+
 def is_open(link: ShareLink, now: datetime | None = None) -> bool:
     """Whether the link still opens its game."""
     if link.revoked_at is not None:
         return False
-    ends = expires_at(link.game)
+    ends = link_expires_at(link)
     return ends is None or (now or utcnow()) < ends
 
 
@@ -60,7 +72,8 @@ def create(game: Game, kind: str, by: Member | None) -> ShareLink:
     """A new link of ``kind`` to the game."""
     if kind not in KINDS:
         raise ValueError(kind)
-    link = ShareLink(game_id=game.id, kind=kind, created_by=by.id if by else None)
+    ended = game.finished_at if game.status != IN_PROGRESS else None
+    link = ShareLink(game_id=game.id, kind=kind, created_by=by.id if by else None, game_ended_at=ended)
     db.session.add(link)
     commit_for(game.family_id)  # the share page is cached per family version
     return link

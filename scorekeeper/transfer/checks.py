@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime
 
 from .. import rules
-from ..models import ABANDONED, FINISHED, IN_PROGRESS, Family, HouseRules, Result
+from ..models import ABANDONED, FINISHED, IN_PROGRESS, Family, HouseRules, Result, RoundChange
+from ..rules import house
 from ..rules.variants import BUYS_COUNTED
 
 FORMAT = "scorekeeper-export"
@@ -70,9 +72,14 @@ def read(text: str | bytes, format_: str, what: str, short: str) -> dict:
     return data
 
 
-def parse(text: str | bytes) -> dict:
-    """Read and check an export completely; nothing is written. ``TransferError`` says what is wrong."""
+def parse(text: str | bytes, limits: Limits | None = None) -> dict:
+    """Read and check an export completely; nothing is written. ``TransferError`` says what is wrong.
+
+    With ``limits``, an export larger than they allow is refused before the rest is checked.
+    """
     data = read(text, FORMAT, "Scorekeeper export", "export")
+    if limits is not None:
+        _refuse_too_much(data, limits)
     need(need(data, "family", dict, "export"), "name", str, "family", longest=FAMILY_NAME_LENGTH)
     names = set()
     for i, player in enumerate(need(data, "players", list, "export")):
@@ -85,6 +92,7 @@ def parse(text: str | bytes) -> dict:
         when(player, "created_at", f"players[{i}]")
     # Exports made before house rules existed have none.
     data.setdefault("house_rules", [])
+    checked: dict[str, rules.Variant] = {}  # games of the same rules share one snapshot: checked once
     for i, entry in enumerate(need(data, "house_rules", list, "export")):
         where = f"house_rules[{i}]"
         key = need(entry, "key", str, where)
@@ -93,24 +101,74 @@ def parse(text: str | bytes) -> dict:
         name = need(entry, "name", str, where, longest=HouseRules.__table__.c.name.type.length)
         if not name.strip():
             raise TransferError(f"{where}.name: the rules need a name.")
-        check_rules(need(entry, "rules", dict, where), key, f"{where}.rules")
+        _checked_rules(need(entry, "rules", dict, where), key, f"{where}.rules", checked)
     uids = set()
     for g, game in enumerate(need(data, "games", list, "export")):
-        _check_game(game, f"games[{g}]", names)
+        _check_game(game, f"games[{g}]", names, checked)
         if game["uid"] in uids:
             raise TransferError(f"games[{g}].uid: the game '{game['uid']}' appears twice.")
         uids.add(game["uid"])
     return data
 
 
-def _check_game(game, where: str, names: set[str]) -> None:
+COMMAND_LINE = (
+    "Import it on the server with the command line, which has no time limit: flask --app scorekeeper import FILE"
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The most an import may hold where time is short (a web request): games, different rules
+    snapshots (each is checked once, which takes a while) and house rules (each is compared with
+    the family's own)."""
+
+    games: int
+    rule_sets: int
+    house_rules: int
+
+
+def _refuse_too_much(data: dict, limits: Limits) -> None:
+    """Refuse an export larger than ``limits`` before anything else is checked."""
+    games = data["games"] if isinstance(data.get("games"), list) else []
+    house_rules = data["house_rules"] if isinstance(data.get("house_rules"), list) else []
+    snapshots = {
+        json.dumps([entry.get("variant_key", entry.get("key")), entry.get("rules")], sort_keys=True)
+        for entry in games + house_rules
+        if isinstance(entry, dict)
+    }
+    for count, most, what in (
+        (len(games), limits.games, "games"),
+        (len(snapshots), limits.rule_sets, "different rules snapshots"),
+        (len(house_rules), limits.house_rules, "house rules"),
+    ):
+        if count > most:
+            raise TransferError(
+                f"This export holds {count:,} {what}, more than the import page can take before its "
+                f"time runs out ({most:,} at most). {COMMAND_LINE}"
+            )
+
+
+def _checked_rules(data: dict, key: str, where: str, checked: dict[str, rules.Variant] | None) -> rules.Variant:
+    """``check_rules``, once for each distinct snapshot (thousands of games share a few)."""
+    if checked is None:
+        return check_rules(data, key, where)
+    try:
+        text = json.dumps([key, data], sort_keys=True)
+    except (TypeError, ValueError):  # JSON from a file always dumps; anything else is checked afresh
+        return check_rules(data, key, where)
+    if text not in checked:
+        checked[text] = check_rules(data, key, where)
+    return checked[text]
+
+
+def _check_game(game, where: str, names: set[str], checked: dict[str, rules.Variant] | None = None) -> None:
     uid = need(game, "uid", str, where)
     if not 1 <= len(uid) <= 32:
         raise TransferError(f"{where}.uid: must be 1 to 32 characters.")
     key = need(game, "variant_key", str, where)
     if not KEY.fullmatch(key):
         raise TransferError(f"{where}.variant_key: '{key[:40]}' is not a rules key.")
-    variant = check_rules(need(game, "rules", dict, where), key, f"{where}.rules")
+    variant = _checked_rules(need(game, "rules", dict, where), key, f"{where}.rules", checked)
     skip = need(game, "skip_first_hand", bool, where)
     if skip and not variant.can_skip_first_hand:
         raise TransferError(f"{where}.skip_first_hand: these rules cannot skip hand 1.")
@@ -141,6 +199,10 @@ def _check_game(game, where: str, names: set[str]) -> None:
     all_recorded = all(r.get("recorded_at") for r in rounds_)
     if status == FINISHED and not (all_recorded and finished_at):
         raise TransferError(f"{where}: a finished game has every round recorded and a finishing time.")
+    # Exports made before change histories travelled have none.
+    game.setdefault("changes", [])
+    for c, change in enumerate(need(game, "changes", list, where)):
+        _check_change(change, f"{where}.changes[{c}]", seen_numbers, len(seats))
 
 
 def _check_round(round_, at: str, variant: rules.Variant, seats: list[str], seen_numbers: set[int]) -> None:
@@ -159,15 +221,16 @@ def _check_round(round_, at: str, variant: rules.Variant, seats: list[str], seen
         raise TransferError(f"{at}.dealer: there is no seat {dealer}.")
     when(round_, "recorded_at", at, required=False)
     seated = {n.casefold() for n in seats}
+    codes = {k.code for k in variant.keys}
     players_here = [
-        _check_result(result, f"{at}.results[{p}]", variant, seated)
+        _check_result(result, f"{at}.results[{p}]", variant, seated, codes)
         for p, result in enumerate(need(round_, "results", list, at))
     ]
     if sorted(players_here) != sorted(seated):
         raise TransferError(f"{at}.results: there must be one result for each seated player.")
 
 
-def _check_result(result, here: str, variant: rules.Variant, seated: set[str]) -> str:
+def _check_result(result, here: str, variant: rules.Variant, seated: set[str], codes: set[str] | None = None) -> str:
     """One player's result in a round; returns the player's name, casefolded."""
     name = need(result, "player", str, here)
     if name.casefold() not in seated:
@@ -177,7 +240,7 @@ def _check_result(result, here: str, variant: rules.Variant, seated: set[str]) -
     for key in ("laid_down", "went_out"):
         need(result, key, bool, here)
     cards = need(result, "cards", str, here, longest=CARDS_LENGTH)
-    codes = {k.code for k in variant.keys}
+    codes = {k.code for k in variant.keys} if codes is None else codes
     bad = [c for c in cards.split() if c not in codes]
     if bad:
         raise TransferError(f"{here}.cards: '{bad[0]}' is not a card of these rules.")
@@ -185,6 +248,35 @@ def _check_result(result, here: str, variant: rules.Variant, seated: set[str]) -
     if result.get("hand_total") is not None:
         need(result, "hand_total", int, here)
     return name.casefold()
+
+
+# A change to a scored hand (``RoundChange``): which points it carries before and after.
+CHANGE_POINTS = {"recorded": (False, True), "edited": (True, True), "undone": (True, False)}
+NO_POINTS = {"before": "a round first recorded has no points before", "after": "a round taken back has no points after"}
+CHANGE_ACTION_LENGTH = RoundChange.__table__.c.action.type.length
+CHANGE_BY_LENGTH = RoundChange.__table__.c.by.type.length
+
+
+def _check_change(change, at: str, numbers: set[int], seats: int) -> None:
+    """One entry of a game's change history: a round of the game, an action, who, when, points."""
+    number = need(change, "number", int, at)
+    if number not in numbers:
+        raise TransferError(f"{at}.number: the game has no round {number}.")
+    action = need(change, "action", str, at, longest=CHANGE_ACTION_LENGTH)
+    if action not in CHANGE_POINTS:
+        raise TransferError(f"{at}.action: '{action}' is not one of {', '.join(CHANGE_POINTS)}.")
+    by = need(change, "by", str, at, longest=CHANGE_BY_LENGTH)
+    if not by.strip():
+        raise TransferError(f"{at}.by: must name who made the change.")
+    when(change, "at", at)
+    for key, present in zip(("before", "after"), CHANGE_POINTS[action]):
+        if not present:
+            if change.get(key) is not None:
+                raise TransferError(f"{at}.{key}: must be null: {NO_POINTS[key]}.")
+            continue
+        points = need(change, key, list, at)
+        if len(points) != seats or any(type(p) is not int or not -LIMIT <= p <= LIMIT for p in points):
+            raise TransferError(f"{at}.{key}: must be {seats} whole numbers, one for each seat.")
 
 
 def check_rules(data: dict, key: str, where: str) -> rules.Variant:
@@ -214,4 +306,23 @@ def check_rules(data: dict, key: str, where: str) -> rules.Variant:
         raise TransferError(f"{where}: the rules snapshot is incomplete ({error}).") from None
     if not variant.rounds or not 1 <= variant.min_players <= variant.max_players:
         raise TransferError(f"{where}: the rules need rounds and a player range.")
+    # The editor's checks: every number within what a card table can mean, and playable as written.
+    problems = house.variant_problems(variant)
+    if problems:
+        raise TransferError(f"{where}.{_rule_path(problems[0].field)}: {problems[0].message}")
     return variant
+
+
+# An editor field (``house.Problem.field``) as where its rule is in a file: rounds-2-buy_limit -> rounds[2].buy_limit.
+_FILE_FIELDS = {"wild_points": "suit_cards", "wilds": "wild_cards", "bonus": "bonuses", "points": "points"}
+
+
+def _rule_path(field: str) -> str:
+    head, *rest = field.split("-", 1)
+    head = _FILE_FIELDS.get(head, head)
+    if not rest or head == "bonuses":
+        return head
+    if head == "points":
+        return f"points.{rest[0]}"
+    index, _, name = rest[0].partition("-")
+    return f"{head}[{index}]" + (f".{name}" if name else "")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 
 from sqlalchemy.orm import selectinload
@@ -19,7 +19,7 @@ from ..extensions import db
 from ..families import family_players
 from ..games.table import standings
 from ..house_rules.service import house_rules
-from ..models import Family, Game, GameRound, utcnow
+from ..models import Family, Game, GameRound, RoundChange, utcnow
 from .checks import FORMAT, VERSION
 
 BATCH = 200  # games per query or per flush
@@ -29,7 +29,7 @@ def _time(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _game_dict(game: Game) -> dict:
+def _game_dict(game: Game, changes: Sequence[RoundChange] = ()) -> dict:
     names = {seat.player_id: seat.player.name for seat in game.seats}
     return {
         "uid": game.uid,
@@ -65,11 +65,40 @@ def _game_dict(game: Game) -> dict:
             }
             for r in game.rounds
         ],
+        # Who recorded, corrected or took back each hand, oldest first. Members are named, not
+        # numbered: an import links a change to a member of the same username, if there is one.
+        "changes": [
+            {
+                "number": c.number,
+                "action": c.action,
+                "by": c.by,
+                "at": _time(c.at),
+                "before": c.points.get("before"),
+                "after": c.points.get("after"),
+            }
+            for c in changes
+        ],
     }
 
 
 def _games(family: Family) -> Iterator[Game]:
     """Every game of the family, oldest first, loaded a batch at a time."""
+    for batch in _batches(family):
+        yield from batch
+
+
+def _changes(games: list[Game]) -> dict[int, list[RoundChange]]:
+    """The change histories of ``games``, oldest first, by game id."""
+    found: dict[int, list[RoundChange]] = {}
+    for change in db.session.execute(
+        db.select(RoundChange).where(RoundChange.game_id.in_([g.id for g in games])).order_by(RoundChange.id)
+    ).scalars():
+        found.setdefault(change.game_id, []).append(change)
+    return found
+
+
+def _batches(family: Family) -> Iterator[list[Game]]:
+    """The family's games, oldest first, a batch at a time (each batch let go of after use)."""
     last_id = 0
     while True:
         batch = list(
@@ -83,7 +112,7 @@ def _games(family: Family) -> Iterator[Game]:
         )
         if not batch:
             return
-        yield from batch
+        yield batch
         last_id = batch[-1].id
         db.session.expunge_all()  # keep memory flat over thousands of games
 
@@ -102,8 +131,13 @@ def export_json(family: Family) -> Iterator[str]:
         "house_rules": [{"key": row.key, "name": row.name, "rules": row.rules} for row in house_rules(family)],
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "games": ['
-    for index, game in enumerate(_games(family)):
-        yield ("," if index else "") + "\n" + json.dumps(_game_dict(game), ensure_ascii=False)
+    first = True
+    for batch in _batches(family):
+        changes = _changes(batch)
+        for game in batch:
+            text = json.dumps(_game_dict(game, changes.get(game.id, [])), ensure_ascii=False)
+            yield ("" if first else ",") + "\n" + text
+            first = False
     yield "\n]}\n"
 
 

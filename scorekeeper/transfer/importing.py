@@ -1,15 +1,27 @@
-"""Writing a checked export into a family, in one transaction: all of it or nothing."""
+"""Writing a checked export into a family, in one transaction: all of it or nothing.
+
+The games go in as bulk inserts, a few hundred games per statement, so that thousands of games
+fit in one web request.
+"""
 
 from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import insert
 
 from .. import rules
 from ..extensions import db
 from ..families import commit_for, family_players
-from ..games.summary import refresh_summary
+from ..games.summary import summary_rows
 from ..house_rules.service import add_imported_rules
-from ..models import Family, Game, GameRound, Player, Result, Seat
+from ..models import HOUSE_PREFIX, Family, Game, GameRound, Member, Player, PlayerGame, Result, RoundChange, Seat
 from .checks import when
-from .export import BATCH
+
+CHUNK = 500  # games per bulk insert
+# The key given to the games of house rules that were deleted before the export: "deleted-"
+# and 32 hex digits (40 characters, as a key may have) that no rule set of any family can have.
+DELETED_PREFIX = "deleted-"
 
 
 def import_data(family: Family, data: dict) -> tuple[int, int]:
@@ -40,18 +52,22 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
             keys[entry["key"]] = row.key
             changed = changed or added
         uids = [g["uid"] for g in data["games"]]
-        known = set()
+        known: dict[str, str] = {}  # uid: rules key, of the games already here
         for start in range(0, len(uids), 500):
             known.update(db.session.execute(
-                db.select(Game.uid).where(Game.family_id == family.id, Game.uid.in_(uids[start:start + 500]))
-            ).scalars())
+                db.select(Game.uid, Game.variant_key)
+                .where(Game.family_id == family.id, Game.uid.in_(uids[start:start + 500]))
+            ).all())
         fresh = [entry for entry in data["games"] if entry["uid"] not in known]
-        for start in range(0, len(fresh), BATCH):
-            games = [_build_game(family, entry, players, keys) for entry in fresh[start:start + BATCH]]
-            db.session.add_all(games)
-            db.session.flush()  # ids for the summaries
-            for game in games:
-                refresh_summary(game, new=True)
+        keys.update(_deleted_rules_keys(data["games"], keys, known))
+        # Changes link to the member of the same username here, if there is one.
+        members = dict(db.session.execute(
+            db.select(Member.username, Member.id).where(Member.family_id == family.id)
+        ).all())
+        db.session.flush()  # the new players' ids
+        player_ids = {name: player.id for name, player in players.items()}
+        for start in range(0, len(fresh), CHUNK):
+            _write_games(family.id, fresh[start:start + CHUNK], player_ids, keys, members)
         if fresh or changed:
             commit_for(family.id)
     except Exception:
@@ -60,46 +76,111 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
     return len(fresh), len(known)
 
 
-def _build_game(family: Family, entry: dict, players: dict[str, Player], keys: dict[str, str]) -> Game:
-    seated = [players[name.casefold()] for name in entry["seats"]]
-    key = keys.get(entry["variant_key"], entry["variant_key"])
-    game = Game(
-        uid=entry["uid"],
-        family_id=family.id,
-        variant_key=key,
-        rules={**entry["rules"], "key": key},
-        skip_first_hand=entry["skip_first_hand"],
-        first_dealer=entry["first_dealer"],
-        status=entry["status"],
-        started_at=when(entry, "started_at", ""),
-        finished_at=when(entry, "finished_at", "", required=False),
-    )
-    game.seats = [Seat(player=p, position=i) for i, p in enumerate(seated)]
-    position_of = {p.name.casefold(): i for i, p in enumerate(seated)}
-    for round_ in sorted(entry["rounds"], key=lambda r: r["position"]):
-        results = sorted(round_["results"], key=lambda r: position_of[r["player"].casefold()])
-        game.rounds.append(
-            GameRound(
-                position=round_["position"],
-                number=round_["number"],
-                dealer=round_["dealer"],
-                recorded_at=when(round_, "recorded_at", "", required=False),
-                version=round_["version"],
-                results=[
-                    Result(
-                        player=players[r["player"].casefold()],
-                        position=position_of[r["player"].casefold()],
-                        buys=r["buys"],
-                        laid_down=r["laid_down"],
-                        went_out=r["went_out"],
-                        cards=r["cards"],
-                        hand_total=r.get("hand_total"),
-                        bonus_code=r["bonus_code"],
-                        bonus=r["bonus"],
-                        points=r["points"],
-                    )
-                    for r in results
-                ],
-            )
+def _deleted_rules_keys(games: list[dict], keys: dict[str, str], known: dict[str, str]) -> dict[str, str]:
+    """New keys for the house rules the export's games name but its house-rules list does not
+    (deleted before the export): here, ``house-N`` may be other rules of this family, or become
+    them, and the history would mix their games. A key is reused when a game of the same rules
+    came in with an earlier import, so one rule set keeps one key."""
+    deleted = {}
+    for entry in games:
+        old = entry["variant_key"]
+        if old.startswith(HOUSE_PREFIX) and old not in keys:
+            here = known.get(entry["uid"], "")
+            if old not in deleted or here.startswith(DELETED_PREFIX):
+                deleted[old] = here if here.startswith(DELETED_PREFIX) else DELETED_PREFIX + uuid.uuid4().hex
+    return deleted
+
+
+def _write_games(
+    family_id: int, entries: list[dict], players: dict[str, int], keys: dict[str, str], members: dict[str, int]
+) -> None:
+    """Bulk-insert ``entries`` (checked games) with their seats, hands, change histories and summaries."""
+    games = [_game_row(family_id, entry, keys) for entry in entries]
+    game_ids = _insert_returning_ids(Game, games)
+    seats, rounds, hands, changes, summaries = [], [], [], [], []
+    for entry, game, game_id in zip(entries, games, game_ids):
+        seated = [players[name.casefold()] for name in entry["seats"]]
+        seats += [{"game_id": game_id, "player_id": p, "position": i} for i, p in enumerate(seated)]
+        position_of = {name.casefold(): i for i, name in enumerate(entry["seats"])}
+        recorded = []
+        for round_ in sorted(entry["rounds"], key=lambda r: r["position"]):
+            rounds.append({
+                "game_id": game_id,
+                "position": round_["position"],
+                "number": round_["number"],
+                "dealer": round_["dealer"],
+                "recorded_at": when(round_, "recorded_at", "", required=False),
+                "version": round_["version"],
+            })
+            results = sorted(round_["results"], key=lambda r: position_of[r["player"].casefold()])
+            hands.append(results)
+            if rounds[-1]["recorded_at"] is not None:
+                recorded.append(results)
+        changes += _change_rows(game_id, entry, members)
+        summaries += summary_rows(
+            family_id, game_id, game["variant_key"], game["status"], game["started_at"], seated, recorded
         )
-    return game
+    results = _result_rows(_insert_returning_ids(GameRound, rounds), hands, players)
+    for model, rows in ((Seat, seats), (Result, results), (RoundChange, changes), (PlayerGame, summaries)):
+        if rows:
+            db.session.execute(insert(model.__table__), rows)
+
+
+def _game_row(family_id: int, entry: dict, keys: dict[str, str]) -> dict:
+    key = keys.get(entry["variant_key"], entry["variant_key"])
+    return {
+        "uid": entry["uid"],
+        "family_id": family_id,
+        "variant_key": key,
+        "rules": {**entry["rules"], "key": key},
+        "skip_first_hand": entry["skip_first_hand"],
+        "first_dealer": entry["first_dealer"],
+        "status": entry["status"],
+        "started_at": when(entry, "started_at", ""),
+        "finished_at": when(entry, "finished_at", "", required=False),
+    }
+
+
+def _change_rows(game_id: int, entry: dict, members: dict[str, int]) -> list[dict]:
+    return [
+        {
+            "game_id": game_id,
+            "number": change["number"],
+            "action": change["action"],
+            "member_id": members.get(change["by"].lower()),
+            "by": change["by"],
+            "at": when(change, "at", ""),
+            "points": {"before": change.get("before"), "after": change.get("after")},
+        }
+        for change in entry.get("changes", [])
+    ]
+
+
+def _result_rows(round_ids: list[int], hands: list[list[dict]], players: dict[str, int]) -> list[dict]:
+    """One row per player per round, in seat order (``hands`` holds each round's results so)."""
+    return [
+        {
+            "round_id": round_id,
+            "player_id": players[r["player"].casefold()],
+            "position": seat,
+            "buys": r["buys"],
+            "laid_down": r["laid_down"],
+            "went_out": r["went_out"],
+            "cards": r["cards"],
+            "hand_total": r.get("hand_total"),
+            "bonus_code": r["bonus_code"],
+            "bonus": r["bonus"],
+            "points": r["points"],
+        }
+        for round_id, round_results in zip(round_ids, hands)
+        for seat, r in enumerate(round_results)
+    ]
+
+
+def _insert_returning_ids(model, rows: list[dict]) -> list[int]:
+    """Insert ``rows`` in one statement; their new ids, in the same order."""
+    if not rows:
+        return []
+    table = model.__table__
+    statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
+    return list(db.session.execute(statement, rows).scalars())

@@ -17,6 +17,12 @@ bp = Blueprint("transfer", __name__)
 
 
 EXPORTS = {"json": (export_json, "application/json"), "csv": (export_csv, "text/csv")}
+# The most the import page takes in one request, which has 30 s (gunicorn's worker timeout); a
+# larger export is refused before anything is written, pointing to the command line (no time
+# limit). 3,000 games take about 4 s on SQLite and 8 s on PostgreSQL (bench/import_bench.py), and
+# each different rules snapshot 5 to 9 ms more to check (a family's games share a few); each house
+# rule set is compared with those stored before it (500 take 18 s).
+WEB_LIMITS = checks.Limits(games=4000, rule_sets=500, house_rules=100)
 
 
 @bp.get("/export.<any(json, csv):kind>")
@@ -40,7 +46,7 @@ def import_view():
     form = ImportForm()
     if form.validate_on_submit():
         try:
-            data = checks.parse(form.file.data.read())
+            data = checks.parse(form.file.data.read(), WEB_LIMITS)
             added, skipped = importing.import_data(current_family(), data)
         except TransferError as error:
             form.file.errors.append(f"Nothing was imported: {error}")
