@@ -36,6 +36,9 @@
   function actionOf(form) { return new URL(form.getAttribute("action") || location.href, location.href).href; }
 
   // -- card keypad ------------------------------------------------------------------------
+  // One hand shows at a time; the switcher picks whose, and one keypad fixed at the bottom of the
+  // screen adds cards to it. Nothing above the keypad changes its height, so no key moves under a
+  // finger while cards are tapped or removed, or players switched.
 
   function setupHand(hand, changed) {
     var inputs = {};
@@ -43,28 +46,30 @@
       inputs[input.getAttribute("data-key")] = input;
     });
     var chosen = hand.querySelector("[data-chosen]");
-    var keypad = hand.querySelector("[data-keypad]");
     var total = hand.querySelector("input[data-total]");
     var points = hand.querySelector("[data-hand-points]");
     var event = hand.querySelector("input[data-event-points]");
-    var order = [];
+    var order = []; // card codes, first tapped first: the chips keep that order
+    var counts = {};
     Object.keys(inputs).forEach(function (code) {
-      var n = parseInt(inputs[code].value, 10) || 0;
-      for (var i = 0; i < n; i++) order.push(code);
+      counts[code] = parseInt(inputs[code].value, 10) || 0;
+      if (counts[code]) order.push(code);
     });
+    var state = { cards: 0, points: 0 };
 
     function render() {
       chosen.textContent = "";
-      var sum = 0;
-      order.forEach(function (code, index) {
-        var input = inputs[code];
-        sum += parseInt(input.getAttribute("data-points"), 10);
+      var sum = 0, cards = 0;
+      order.forEach(function (code) {
+        var input = inputs[code], n = counts[code], label = input.getAttribute("data-label");
+        sum += n * parseInt(input.getAttribute("data-points"), 10);
+        cards += n;
         var chip = document.createElement("button");
         chip.type = "button";
         chip.className = "card-chip";
-        chip.textContent = input.getAttribute("data-label") + " ×";
-        chip.setAttribute("aria-label", "Remove " + input.getAttribute("data-label"));
-        chip.addEventListener("click", function () { remove(index); });
+        chip.textContent = n > 1 ? label + " ×" + n : label;
+        chip.setAttribute("aria-label", "Remove one " + label + (n > 1 ? " of " + n : ""));
+        chip.addEventListener("click", function () { take(code); });
         chosen.appendChild(chip);
       });
       if (!order.length) {
@@ -76,61 +81,157 @@
       var typed = total && total.value.trim() !== "" ? parseInt(total.value, 10) : null;
       // A named-event bonus (e.g. cutting the exact number of cards) counts for anyone.
       var extra = event && event.checked ? parseInt(event.getAttribute("data-event-points"), 10) : 0;
+      var value = sum + extra;
       if (hand.classList.contains("is-out")) {
         var bonus = hand.form.querySelector("input[data-bonus-points]:checked");
-        var value = parseInt(hand.form.getAttribute("data-out-points") || "0", 10) + extra +
+        value = parseInt(hand.form.getAttribute("data-out-points") || "0", 10) + extra +
           (bonus ? parseInt(bonus.getAttribute("data-bonus-points"), 10) : 0);
-        points.textContent = value ? value + " pts" : "0";
       }
-      else if (typed !== null && !isNaN(typed)) points.textContent = (typed + extra) + " pts";
-      else points.textContent = (sum + extra) + " pts";
-    }
-    function sync() {
-      Object.keys(inputs).forEach(function (code) {
-        var n = order.filter(function (c) { return c === code; }).length;
-        inputs[code].value = n ? String(n) : "";
-      });
-      render();
+      else if (typed !== null && !isNaN(typed)) value = typed + extra;
+      points.textContent = value ? value + " pts" : "0";
+      state.cards = typed !== null && !isNaN(typed) && !cards ? null : cards;
+      state.points = value;
       changed();
     }
-    function remove(index) { order.splice(index, 1); sync(); }
-
-    keypad.addEventListener("click", function (event) {
-      var key = event.target.closest("[data-add]");
-      if (!key) return;
-      order.push(key.getAttribute("data-add"));
+    function sync() {
+      Object.keys(inputs).forEach(function (code) { inputs[code].value = counts[code] ? String(counts[code]) : ""; });
+      order = order.filter(function (code) { return counts[code] > 0; });
+      render();
+    }
+    function take(code) {
+      counts[code] -= 1;
       sync();
-    });
+    }
+    state.add = function (code) {
+      if (!inputs[code] || hand.classList.contains("is-out")) return;
+      if (!counts[code]) order.push(code);
+      counts[code] = (counts[code] || 0) + 1;
+      sync();
+    };
+    state.render = render;
     if (total) total.addEventListener("input", render);
     if (event) event.addEventListener("change", render);
-    hand.render = render;
     chosen.hidden = false;
-    keypad.hidden = false;
-    render();
+    return state;
   }
 
   function setupEntry(form) {
     restoreDraft(form);
     form.classList.add("js-keypad");
-    var hands = form.querySelectorAll("[data-hand]");
+    var hands = Array.prototype.slice.call(form.querySelectorAll("[data-hand]"));
+    var switches = {};
+    form.querySelectorAll("[data-switch]").forEach(function (button) {
+      switches[button.getAttribute("data-switch")] = button;
+    });
+    var keypad = form.querySelector("[data-keypad]");
+    var next = form.querySelector("[data-next]");
+    var states = {};
+    var active = null;
+
+    function idOf(hand) { return hand.getAttribute("data-hand"); }
+    function nameOf(hand) { return hand.querySelector("legend span").textContent; }
+    function showSum(hand) {
+      var state = states[idOf(hand)], sum = switches[idOf(hand)].querySelector("[data-switch-sum]");
+      if (!state) return;
+      // Points first: a narrow button cuts the end off.
+      if (hand.classList.contains("is-out")) sum.textContent = state.points + " · went out";
+      else if (state.cards === null) sum.textContent = state.points + " · counted";
+      else sum.textContent = state.points + " · " + state.cards + (state.cards === 1 ? " card" : " cards");
+    }
+    function activate(hand) {
+      active = hand;
+      hands.forEach(function (h) {
+        h.classList.toggle("is-active", h === hand);
+        switches[idOf(h)].setAttribute("aria-pressed", h === hand ? "true" : "false");
+      });
+      var name = nameOf(hand), out = hand.classList.contains("is-out");
+      keypad.querySelectorAll("[data-add]").forEach(function (key) {
+        key.disabled = out;
+        key.setAttribute("aria-label", key.getAttribute("data-label") + ", " + key.getAttribute("data-points") +
+          " points, to " + name);
+      });
+    }
+    function following(hand) {
+      var start = hands.indexOf(hand);
+      for (var step = 1; step <= hands.length; step++) {
+        var candidate = hands[(start + step) % hands.length];
+        if (!candidate.classList.contains("is-out")) return candidate;
+      }
+      return hand;
+    }
+
     var save = function () { saveDraft(form); };
-    hands.forEach(function (hand) { setupHand(hand, save); });
+    hands.forEach(function (hand) {
+      states[idOf(hand)] = setupHand(hand, function () { showSum(hand); save(); });
+      switches[idOf(hand)].addEventListener("click", function () { activate(hand); });
+    });
+    // Who went out (and how) folds away once the cards are being tapped.
+    keypad.addEventListener("click", function (event) {
+      var key = event.target.closest("[data-add]");
+      if (key && active) states[idOf(active)].add(key.getAttribute("data-add"));
+      fold(true);
+    });
+    next.addEventListener("click", function () { activate(following(active)); fold(true); });
+    Object.keys(switches).forEach(function (id) {
+      switches[id].addEventListener("click", function () { fold(true); });
+    });
+
+    var outBox = form.querySelector(".went-out");
+    var summary = outBox.querySelector("[data-out-summary]");
+    function fold(folded) {
+      var checked = form.querySelector("input[data-went-out]:checked");
+      var bonus = form.querySelector("input[data-bonus-points]:checked");
+      folded = folded && !!checked && !outBox.classList.contains("has-error");
+      outBox.classList.toggle("folded", folded);
+      summary.hidden = !folded;
+      if (folded) {
+        var how = bonus && bonus.parentNode.textContent.trim();
+        summary.querySelector("[data-out-text]").textContent = checked.parentNode.textContent.trim() +
+          (how ? ": " + how.charAt(0).toLowerCase() + how.slice(1) : " went out");
+      }
+    }
+    summary.querySelector("[data-out-change]").addEventListener("click", function () {
+      fold(false);
+      var checked = form.querySelector("input[data-went-out]:checked");
+      if (checked) checked.focus();
+    });
+
     function markOut() {
       var checked = form.querySelector("input[data-went-out]:checked");
       hands.forEach(function (hand) {
-        var out = checked && checked.value === hand.getAttribute("data-hand");
+        var out = checked && checked.value === idOf(hand);
         hand.classList.toggle("is-out", !!out);
         hand.querySelector("[data-out-note]").hidden = !out;
-        hand.render();
+        states[idOf(hand)].render();
       });
+      // The one who went out has no cards to tap: go on to the next player.
+      if (active && active.classList.contains("is-out")) activate(following(active));
+      else if (active) activate(active);
     }
     form.querySelectorAll("input[data-went-out], input[data-bonus-points]").forEach(function (radio) {
       radio.addEventListener("change", markOut);
     });
     form.addEventListener("input", save);
     form.addEventListener("change", save);
+    form.querySelector("[data-switcher]").hidden = false;
+    keypad.hidden = false;
+    next.hidden = false;
+    // A page drawn again with a refusal opens on the first hand with one.
+    activate(hands.filter(function (h) { return h.classList.contains("has-error"); })[0] || hands[0]);
     markOut();
+    fold(true);
+    keepClearOfKeypad(form.querySelector("[data-entry-actions]"));
     if (outbox().some(function (item) { return item.url === actionOf(form); })) markKept(form);
+  }
+
+  // The page scrolls above the fixed keypad, never under it.
+  function keepClearOfKeypad(bar) {
+    function pad() {
+      document.body.style.paddingBottom = (bar.offsetHeight + 16) + "px";
+      document.documentElement.style.scrollPaddingBottom = (bar.offsetHeight + 12) + "px"; // a focused field too
+    }
+    pad();
+    window.addEventListener("resize", pad);
   }
 
   function markKept(form) {

@@ -3,6 +3,7 @@
 Without Chromium these tests are skipped, except in CI, where `.ci/run` installs it."""
 
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -97,6 +98,20 @@ def row(page, name: str):
 
 def hand(page, name: str):
     return page.locator("fieldset.hand", has=page.locator("legend", has_text=name))
+
+
+def show_hand(page, name: str):
+    """On the card-entry screen, switch to ``name``'s hand (one shows at a time); its fieldset."""
+    exactly = re.compile(rf"^{re.escape(name)}$")
+    page.locator("[data-switch]").filter(has=page.locator(".switch-name", has_text=exactly)).click()
+    return hand(page, name)
+
+
+def tap_cards(page, name: str, codes) -> None:
+    """Show ``name``'s hand and tap these cards (keypad codes such as "K", "JK") on the one keypad."""
+    show_hand(page, name)
+    for code in codes:
+        page.locator(f"[data-keypad] [data-add='{code}']").click()
 
 
 def sign_up(page, screenshot: bool = False) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright import sync_api
 
-from tests.browser.conftest import hand, phone, row, shot, sign_up
+from tests.browser.conftest import hand, phone, row, shot, show_hand, sign_up, tap_cards
 
 pytestmark = pytest.mark.browser
 
@@ -46,15 +46,14 @@ def _entry(page, facts):
     page.evaluate("localStorage.clear()")  # the phone keeps typed cards as a draft: start afresh
     page.reload()
     page.locator(".chip-choice", has_text="Mum").click()
-    for card in ("K", "K", "JK", "A"):
-        hand(page, "Ann").locator(f"[data-add='{card}']").click()
+    tap_cards(page, "Ann", ("K", "K", "JK", "A"))
     expect(hand(page, "Ann").locator("[data-hand-points]")).to_have_text("50 pts")
 
 
 def _review(page, facts):
     _entry(page, facts)
-    hand(page, "Grandma Rose").locator("[data-add='5']").click()
-    hand(page, "Sam").get_by_label("Or the total, counted by hand").fill("85")
+    tap_cards(page, "Grandma Rose", ("5",))
+    show_hand(page, "Sam").get_by_label("Or the total, counted by hand").fill("85")
     page.get_by_role("button", name="Check points").click()
     expect(page.locator("table.review")).to_be_visible()
 
@@ -311,15 +310,18 @@ def test_round_screen_and_card_entry_suit_one_hand(live_server, browser):
         if name == "card-entry":
             action = page.get_by_role("button", name="Check points").bounding_box()
             assert action and action["y"] >= height * 2 / 3, "Check points is out of the thumb's reach"
-            for player in ("Grandma Rose", "Sam", "Ann"):  # Mum went out: her keypad is gone
+            # One keypad, whose keys read as the card, its points and whose hand it goes to.
+            for player in ("Grandma Rose", "Sam", "Ann"):
+                show_hand(page, player)
                 for key in get_variant(RULES).keys:
-                    label = f"Add {key.label}, {key.points} points, to {player}"
-                    expect(page.get_by_role("button", name=label, exact=True)).to_be_visible()
-            expect(hand(page, "Mum").get_by_role("button")).to_have_count(0)
+                    label = f"{key.label}, {key.points} points, to {player}"
+                    expect(page.get_by_role("button", name=label, exact=True)).to_be_enabled()
+            show_hand(page, "Mum")  # Mum went out: no cards to add to her hand
+            expect(page.locator("[data-keypad] [data-add]:disabled")).to_have_count(len(get_variant(RULES).keys))
             # The cards tapped so far are buttons that say what they take away; the sum is announced.
-            ann = hand(page, "Ann")
-            expect(ann.get_by_role("button", name="Remove K", exact=True)).to_have_count(2)
-            expect(ann.get_by_role("button", name="Remove Joker", exact=True)).to_have_count(1)
+            ann = show_hand(page, "Ann")
+            expect(ann.get_by_role("button", name="Remove one K of 2", exact=True)).to_have_count(1)
+            expect(ann.get_by_role("button", name="Remove one Joker", exact=True)).to_have_count(1)
             expect(ann.locator("output[data-hand-points]")).to_have_attribute("aria-live", "polite")
             # Nothing jumps the reading order.
             assert page.locator("[tabindex]:not([tabindex='0']):not([tabindex='-1'])").count() == 0

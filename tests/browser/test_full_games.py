@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import pytest
 from playwright import sync_api
 
-from tests.browser.conftest import hand, row, shot, sign_up
+from tests.browser.conftest import row, shot, show_hand, sign_up, tap_cards
 
 pytestmark = pytest.mark.browser
 
@@ -274,18 +274,17 @@ def enter_cards(page, preset: Preset, number: int, h: Hand, buys: dict[str, int]
     if h.bonus:
         page.get_by_role("group", name="How did they go out?").get_by_label(h.bonus).check()
     for name, left in h.left.items():
-        box = hand(page, name)
+        box = show_hand(page, name)
         if isinstance(left, int):
             box.get_by_label("Or the total, counted by hand").fill(str(left))
         else:
-            for code in left.split():
-                box.locator(f"[data-add='{code}']").click()
+            tap_cards(page, name, left.split())
         # The live points under each hand, as the table in variants.md counts them.
         expect(box.locator("[data-hand-points]")).to_have_text(f"{points_of(preset, left)} pts")
-    expect(hand(page, h.out).locator("[data-out-note]")).to_be_visible()
+    expect(show_hand(page, h.out).locator("[data-out-note]")).to_be_visible()
     for name, n in buys.items():  # the buys tapped on the round screen come along
         if n:
-            expect(hand(page, name).get_by_label("Buys")).to_have_value(str(n))
+            expect(show_hand(page, name).get_by_label("Buys")).to_have_value(str(n))
     page.get_by_role("button", name="Check points").click()
     out_row = page.locator("table.review tbody tr", has=page.locator("th", has_text=h.out))
     expect(out_row).to_contain_text("went out")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import hand, shot, sign_up
+from tests.browser.conftest import hand, shot, sign_up, tap_cards
 
 pytestmark = pytest.mark.browser
 
@@ -57,13 +57,12 @@ def test_write_house_rules_on_a_phone_and_play_a_hand_by_them(page):
 
     page.locator(".chip-choice", has_text="Ann").click()  # Ann went out
     expect(hand(page, "Ann").locator("[data-hand-points]")).to_have_text("-5 pts")
+    tap_cards(page, "Bob", ("K", "7"))
     bob = hand(page, "Bob")
-    bob.locator("[data-add='K']").click()
-    bob.locator("[data-add='7']").click()
     expect(bob.locator("[data-hand-points]")).to_have_text("15 pts")
     bob.get_by_label("Cut the exact number of cards").check()
     expect(bob.locator("[data-hand-points]")).to_have_text("5 pts")
-    hand(page, "Cy").locator("[data-add='JK']").click()
+    tap_cards(page, "Cy", ("JK",))
     shot(page, "house-04-entry")
     page.get_by_role("button", name="Check points").click()
     page.get_by_role("button", name="Save round 1").click()

@@ -3,7 +3,7 @@
 import pytest
 from playwright import sync_api
 
-from tests.browser.conftest import hand, phone, row, shot, sign_up
+from tests.browser.conftest import hand, phone, row, shot, show_hand, sign_up, tap_cards
 
 pytestmark = pytest.mark.browser
 
@@ -48,19 +48,16 @@ def test_two_rounds_by_tapping(page):
     # End of hand: Di went out; tap the others' cards.
     page.get_by_role("link", name="Hand over — enter cards").click()
     page.locator(".chip-choice", has_text="Di").click()
-    ann = hand(page, "Ann")
-    for card in ("K", "K", "5"):
-        ann.locator(f"[data-add='{card}']").click()
-    expect(ann.locator("[data-hand-points]")).to_have_text("25 pts")
+    tap_cards(page, "Ann", ("K", "K", "5"))
+    expect(hand(page, "Ann").locator("[data-hand-points]")).to_have_text("25 pts")
+    tap_cards(page, "Cy", ("JK", "A", "A"))
     cy = hand(page, "Cy")
-    cy.locator("[data-add='JK']").click()
-    cy.locator("[data-add='A']").click()
-    cy.locator("[data-add='A']").click()
-    cy.get_by_role("button", name="Remove A").first.click()
+    expect(cy.locator(".card-chip")).to_have_text(["Joker", "A ×2"])
+    cy.get_by_role("button", name="Remove one A of 2").click()
     expect(cy.locator("[data-hand-points]")).to_have_text("30 pts")  # joker 15 + ace 15
-    hand(page, "Bob").get_by_label("Or the total, counted by hand").fill("40")
+    show_hand(page, "Bob").get_by_label("Or the total, counted by hand").fill("40")
     expect(hand(page, "Bob").locator("[data-hand-points]")).to_have_text("40 pts")
-    expect(hand(page, "Di").locator("[data-out-note]")).to_be_visible()
+    expect(show_hand(page, "Di").locator("[data-out-note]")).to_be_visible()
     shot(page, "05-card-entry")
     page.get_by_role("button", name="Check points").click()
     expect(page.locator("table.review")).to_contain_text("Ann")
@@ -78,11 +75,9 @@ def test_two_rounds_by_tapping(page):
     shot(page, "07-buy-limit")
     page.get_by_role("link", name="Hand over — enter cards").click()
     page.locator(".chip-choice", has_text="Ann").click()
-    bob = hand(page, "Bob")
-    for card in ("10", "J", "2"):
-        bob.locator(f"[data-add='{card}']").click()
-    hand(page, "Di").locator("[data-add='Q']").click()
-    hand(page, "Cy").locator("[data-add='JK']").click()
+    tap_cards(page, "Bob", ("10", "J", "2"))
+    tap_cards(page, "Di", ("Q",))
+    tap_cards(page, "Cy", ("JK",))
     page.get_by_role("button", name="Check points").click()
     page.get_by_role("button", name="Save round 2").click()
 

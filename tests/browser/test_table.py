@@ -6,7 +6,7 @@ from playwright import sync_api
 
 from scorekeeper.extensions import db
 from scorekeeper.models import GameRound, Result, RoundChange
-from tests.browser.conftest import hand, phone, row, shot, sign_up
+from tests.browser.conftest import hand, phone, row, shot, show_hand, sign_up, tap_cards
 
 pytestmark = pytest.mark.browser
 
@@ -42,8 +42,7 @@ def record_first_hand(page, went_out: str, cards: dict[str, list[str]]) -> None:
     page.get_by_role("link", name="Hand over — enter cards").click()
     page.locator(".chip-choice", has_text=went_out).click()
     for name, keys in cards.items():
-        for key in keys:
-            hand(page, name).locator(f"[data-add='{key}']").click()
+        tap_cards(page, name, keys)
     page.get_by_role("button", name="Check points").click()
     page.get_by_role("button", name="Save round 1").click()
     expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
@@ -111,16 +110,15 @@ def test_a_hand_entered_offline_is_kept_through_a_reload_and_stored_once(page):
 
     connection_lost(page)
     page.locator(".chip-choice", has_text="Ann").click()
-    for card in ("K", "K", "5"):
-        hand(page, "Bob").locator(f"[data-add='{card}']").click()
-    hand(page, "Cy").locator("[data-add='JK']").click()
+    tap_cards(page, "Bob", ("K", "K", "5"))
+    tap_cards(page, "Cy", ("JK",))
     page.get_by_role("button", name="Check points").click()
     expect(page.locator(".outbox")).to_contain_text("Saved on this phone — will send")
     expect(page.locator(".outbox")).to_contain_text("Round 1 cards")
 
     page.reload()  # offline: the phone's own copy of the page, and what was typed
     expect(page.locator(".outbox")).to_contain_text("Round 1 cards")
-    expect(hand(page, "Bob").locator("[data-hand-points]")).to_have_text("25 pts")
+    expect(show_hand(page, "Bob").locator("[data-hand-points]")).to_have_text("25 pts")
     expect(page.get_by_role("button", name="Saved on this phone — will send")).to_be_disabled()
     shot(page, "22-offline-kept")
     with app.app_context():
@@ -163,26 +161,27 @@ def test_cards_typed_survive_a_reload(page):
     start_game(page)
     page.get_by_role("link", name="Hand over — enter cards").click()
     page.locator(".chip-choice", has_text="Cy").click()
-    hand(page, "Ann").locator("[data-add='A']").click()
-    hand(page, "Bob").get_by_label("Or the total, counted by hand").fill("35")
+    tap_cards(page, "Ann", ("A",))
+    show_hand(page, "Bob").get_by_label("Or the total, counted by hand").fill("35")
     page.reload()
-    expect(hand(page, "Ann").locator("[data-hand-points]")).to_have_text("15 pts")
-    expect(hand(page, "Bob").get_by_label("Or the total, counted by hand")).to_have_value("35")
+    expect(show_hand(page, "Ann").locator("[data-hand-points]")).to_have_text("15 pts")
+    expect(show_hand(page, "Bob").get_by_label("Or the total, counted by hand")).to_have_value("35")
     expect(page.locator(".chip-choice input:checked")).to_have_count(1)
-    expect(hand(page, "Cy").locator("[data-out-note]")).to_be_visible()
+    expect(page.locator("[data-out-summary]")).to_contain_text("Cy: went out normally")
+    expect(show_hand(page, "Cy").locator("[data-out-note]")).to_be_visible()
 
 
 def test_cards_typed_come_back_after_a_buy_on_the_round_screen_with_the_new_buys(page):
     sign_up(page)
     start_game(page)
     page.get_by_role("link", name="Hand over — enter cards").click()
-    hand(page, "Bob").locator("[data-add='K']").click()
+    tap_cards(page, "Bob", ("K",))
     page.get_by_role("link", name="Standings").click()
     page.get_by_role("link", name="Back to round").first.click()
     row(page, "Bob").get_by_role("button", name="Buy for Bob").click()
     expect(row(page, "Bob").locator(".buy-count")).to_have_text("1/3")
     page.get_by_role("link", name="Hand over — enter cards").click()
-    expect(hand(page, "Bob").locator("[data-hand-points]")).to_have_text("10 pts")
+    expect(show_hand(page, "Bob").locator("[data-hand-points]")).to_have_text("10 pts")
     expect(hand(page, "Bob").get_by_label("Buys")).to_have_value("1")
 
 
@@ -220,8 +219,8 @@ def test_a_hand_kept_offline_that_another_phone_recorded_meanwhile_is_reported(p
     page.get_by_role("link", name="Hand over — enter cards").click()
     connection_lost(page)
     page.locator(".chip-choice", has_text="Ann").click()
-    hand(page, "Bob").locator("[data-add='K']").click()
-    hand(page, "Cy").locator("[data-add='K']").click()
+    tap_cards(page, "Bob", ("K",))
+    tap_cards(page, "Cy", ("K",))
     page.get_by_role("button", name="Check points").click()
     expect(page.locator(".outbox")).to_contain_text("Round 1 cards")
 
