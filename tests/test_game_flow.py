@@ -594,3 +594,31 @@ def test_home_lists_the_game_in_progress_then_among_the_finished(client, app):
     assert "No game in progress" in playing
     assert "Shanghai Rummy (family rules, 7 hands)" in finished
     assert "Won by Ann with 10" in finished
+
+
+def test_play_again_starts_the_same_rules_and_seats_with_the_deal_moved_one_seat_on(client, app):
+    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Bob")
+    ids = player_ids(app, game_id)
+    assert client.post(f"/games/{game_id}/again").status_code == 302  # not finished: refused
+    with app.app_context():
+        assert db.session.execute(db.select(db.func.count(Game.id))).scalar() == 1
+    for number in range(1, 8):
+        record(client, ids, game_id, number, "Ann", {"Bob": "K", "Cy": "5"})
+    standings = client.get(f"/games/{game_id}/standings")
+    assert "Play again: same rules and seats, Cy deals first" in standings.get_data(as_text=True)
+
+    page = client.post(f"/games/{game_id}/again", follow_redirects=True)
+    assert "A new game: the same rules and seats; Cy deals first." in text_of(page)
+    with app.app_context():
+        old, new = db.session.execute(db.select(Game).order_by(Game.id)).scalars().all()
+        assert new.status == "in_progress" and new.variant_key == old.variant_key and new.rules == old.rules
+        assert [s.player_id for s in new.seats] == [s.player_id for s in old.seats]
+        assert new.first_dealer == 2 and new.rounds[0].dealer == 2  # Cy, one seat on from Bob
+    assert "Dealer Cy" in text_of(page)
+
+
+def test_short_names_cut_to_three_letters_or_as_many_as_tell_two_apart():
+    from scorekeeper.games.table import short_names
+
+    assert short_names(["Annabel", "Annette", "Bartholomew", "Cy", "Dana", "Dimitri"]) == [
+        "Anna", "Anne", "Bar", "Cy", "Dana", "Dim"]

@@ -389,6 +389,7 @@ ROUTES: dict[str, Route] = {
         w, "GET", path="/standings") + [own("GET", f"/games/{w.jones_game}/standings", shows="Jasper")]),
     "games.undo": route("/games/<int:game_id>/undo", "POST", lambda w: each_game(
         w, "POST", path="/undo", data=lambda w, g: {"number": str(w.last_scored(g))})),
+    "games.play_again": route("/games/<int:game_id>/again", "POST", lambda w: each_game(w, "POST", path="/again")),
     "games.abandon": route("/games/<int:game_id>/abandon", "GET POST", lambda w: each_game(
         w, "GET", "POST", path="/abandon") + [own("GET", f"/games/{w.jones_game}/abandon")]),
     "games.delete": route("/games/<int:game_id>/delete", "GET POST", lambda w: each_game(

@@ -15,6 +15,7 @@ from ..extensions import db
 from ..families import RuleError, commit_for
 from ..models import (
     ABANDONED,
+    FINISHED,
     IN_PROGRESS,
     MAX_ID,
     Family,
@@ -229,6 +230,15 @@ def _claim_open_round(round_: GameRound) -> None:
         db.session.rollback()
         raise RuleError(f"Round {round_.number} was scored meanwhile; buys can be changed by editing it.")
     stored_now(round_, version=round_.version + 1)
+
+def play_again(game: Game) -> Game:
+    """A new game of a finished one's rules (its own copy) and seats, the first deal one seat on."""
+    if game.status != FINISHED:
+        raise RuleError("Only a finished game can be played again.")
+    seating = [SeatChoice(player_id=seat.player_id) for seat in game.seats]
+    family = db.session.get(Family, game.family_id)
+    return start_game(family, game.variant, seating, (game.first_dealer + 1) % len(seating), game.skip_first_hand)
+
 
 def abandon_game(game: Game) -> None:
     """Stop a game for good: it stays in the history and leaves the records."""

@@ -68,3 +68,17 @@ def preview(game: Game, round_: GameRound, hands: Sequence[rules.Hand]) -> list[
     ]
     totals = rules.running_totals(points, len(hands))[-1]
     return [(p, bonus, total) for (p, bonus), total in zip(scores, totals)]
+
+
+def short_names(names: Sequence[str], shortest: int = 3) -> list[str]:
+    """Names short enough for a column of eight on a phone: each cut to its first ``shortest``
+    letters, or more where two would read the same; a name no longer than that stays whole."""
+    short = []
+    for name in names:
+        length = shortest
+        while length < len(name) and any(
+            other != name and other[:length].casefold() == name[:length].casefold() for other in names
+        ):
+            length += 1
+        short.append(name if len(name) <= length + 1 else name[:length])
+    return short

@@ -12,6 +12,7 @@ from ...web.page_cache import cached_page
 from .. import service as games
 from ..hands import round_changes, undo_last_round
 from ..service import game_or_404
+from ..table import short_names
 from ..table import standings as standings_of
 from . import bp
 
@@ -35,6 +36,8 @@ def standings(game_id: int):
         game=game,
         variant=game.variant,
         standings=table,
+        # Beyond four players the table is compact: names cut where they would not fit.
+        short=short_names([p.name for p in table.players]) if len(table.players) > 4 else None,
         chart=chart,
         changes=round_changes(game),
     )
@@ -51,6 +54,19 @@ def undo(game_id: int):
         return redirect(url_for("games.standings", game_id=game.id))
     flash(f"Round {round_.number} is back in play; enter its cards again when the hand ends.", "success")
     return redirect(url_for("games.round_screen", game_id=game.id))
+
+
+@bp.post("/<int:game_id>/again")
+def play_again(game_id: int):
+    game = game_or_404(game_id)
+    try:
+        new = games.play_again(game)
+    except RuleError as error:
+        flash(str(error), "error")
+        return redirect(url_for("games.standings", game_id=game.id))
+    dealer = new.seats[new.first_dealer].player.name
+    flash(f"A new game: the same rules and seats; {dealer} deals first.", "success")
+    return redirect(url_for("games.round_screen", game_id=new.id))
 
 
 @bp.route("/<int:game_id>/abandon", methods=["GET", "POST"])
