@@ -343,12 +343,30 @@
       return response.text().then(function (html) {
         if (item.draft && response.url !== item.url) localStorage.removeItem(item.draft);
         show(html, response.url);
+        // The page a change led to (the round screen, standings), not a refusal drawn at the form's address.
+        if (response.ok && response.redirected && new URL(response.url).pathname.indexOf("/games/") === 0) {
+          keepCopy(response.url, html);
+        }
       });
     }).catch(function () {
       form.removeAttribute("aria-busy");
       keep(item, form);
     });
   });
+
+  // The phone's offline copy of a page (the service worker's cache) follows every change made in
+  // place: the page the server drew after a buy, a Down mark, a hand or an undo. Changes kept
+  // offline are drawn over that copy again from the outbox whenever it is opened.
+  function keepCopy(url, html) {
+    if (!window.caches) return;
+    caches.keys().then(function (names) {
+      var name = names.filter(function (n) { return n.indexOf("scorekeeper-") === 0; })[0];
+      if (!name) return null; // no service worker here (plain HTTP): nothing to keep current
+      return caches.open(name).then(function (cache) {
+        return cache.put(url, new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8" } }));
+      });
+    }).catch(function () { /* storage full or refused: the next page seen online is kept */ });
+  }
 
   function keep(item, form) {
     // Offline there is no server to check the points first: the hand is kept to be saved.
@@ -395,8 +413,11 @@
       var done = document.createElement("p");
       done.className = "flash flash-" + (sent.problems.length ? "error" : "success");
       done.setAttribute("role", sent.problems.length ? "alert" : "status");
+      // Each problem below names its entry and the server's reason.
+      var refused = sent.problems.length;
       done.textContent = (sent.count === 1 ? "Sent the entry" : "Sent the " + sent.count + " entries") +
-        " saved on this phone." + (sent.problems.length ? " Not all were taken:" : "");
+        " saved on this phone." + (!refused ? "" : sent.count === 1 ? " It was not taken:" :
+          " " + refused + " of them " + (refused === 1 ? "was" : "were") + " not taken:");
       box.appendChild(done);
       sent.problems.forEach(function (problem) {
         var line = document.createElement("p");

@@ -235,10 +235,58 @@ def test_a_hand_kept_offline_that_another_phone_recorded_meanwhile_is_reported(p
     record_first_hand(other, "Cy", {"Ann": ["5"], "Bob": ["5"]})
 
     connection_back(page)
-    expect(page.locator(".outbox")).to_contain_text("Not all were taken")
+    expect(page.locator(".outbox")).to_contain_text("Sent the entry saved on this phone. It was not taken:")
     expect(page.locator(".outbox")).to_contain_text(
         "Round 1 cards: Round 1 was saved from another tap or phone in the meantime")
     with app.app_context():
         assert len(db.session.execute(db.select(RoundChange)).all()) == 1
         points = sorted(db.session.execute(db.select(Result.points).where(Result.points > 0)).scalars())
     assert points == [5, 5]  # the other phone's hand; this phone's (K and K) was not stored
+
+
+def test_the_offline_copy_of_the_round_screen_follows_buys_made_online_and_offline(page):
+    sign_up(page)
+    start_game(page)
+    # The service worker has to be looking after the pages before the connection drops.
+    page.evaluate("navigator.serviceWorker.ready.then(() => null)")
+    page.reload()
+    assert page.evaluate("!!navigator.serviceWorker.controller")
+    row(page, "Bob").get_by_role("button", name="Buy for Bob").click()  # online, drawn in place
+    expect(row(page, "Bob").locator(".buy-count")).to_have_text("1/3")
+    page.wait_for_timeout(300)  # the copy is written after the page is drawn
+
+    connection_lost(page)
+    page.reload()  # the phone's own copy: the buy made online is in it
+    expect(row(page, "Bob").locator(".buy-count")).to_have_text("1/3")
+    row(page, "Cy").get_by_role("button", name="Buy for Cy").click()  # offline: kept on the phone
+    row(page, "Cy").get_by_role("button", name="Cy has not laid down (tap when they do)").click()
+    expect(row(page, "Cy").locator(".buy-count")).to_have_text("1/3")
+    page.wait_for_timeout(300)
+    page.reload()
+    expect(row(page, "Bob").locator(".buy-count")).to_have_text("1/3")
+    expect(row(page, "Cy").locator(".buy-count")).to_have_text("1/3")
+    expect(row(page, "Cy").locator(".btn-toggle")).to_have_text("Down ✓")
+    expect(page.locator(".outbox li")).to_have_text(["Buy for Cy", "Cy has laid down"])
+
+    connection_back(page)
+    expect(page.locator(".outbox")).to_contain_text("Sent the 2 entries saved on this phone.")
+    with page.app.app_context():
+        stored = db.session.execute(
+            db.select(Result.buys, Result.laid_down).where(Result.buys + Result.laid_down > 0).order_by(Result.position)
+        ).all()
+    assert [tuple(r) for r in stored] == [(1, False), (1, True)]  # Bob's buy; Cy's buy and Down, once each
+
+
+def test_after_a_hand_saved_online_the_offline_copy_opens_on_the_next_round(page):
+    sign_up(page)
+    start_game(page)
+    page.evaluate("navigator.serviceWorker.ready.then(() => null)")
+    page.reload()  # the round screen of round 1 is now the phone's copy
+    assert page.evaluate("!!navigator.serviceWorker.controller")
+    record_first_hand(page, "Ann", {"Bob": ["K"], "Cy": ["5"]})  # drawn in place, no reload
+    page.wait_for_timeout(300)
+    connection_lost(page)
+    page.reload()
+    expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+    expect(page.locator(".dealer-line")).to_contain_text("Dealer Bob")
+    connection_back(page)
