@@ -234,10 +234,12 @@
     window.addEventListener("resize", pad);
   }
 
+  // Kept to send: the form's main button says so, and no button of it can send the hand again.
   function markKept(form) {
-    var button = form.querySelector("button[type=submit]");
-    button.disabled = true;
-    button.textContent = "Saved on this phone — will send";
+    var buttons = form.querySelectorAll("button[type=submit]");
+    var main = form.querySelector("button[type=submit][value=save], button[type=submit][value=review]") || buttons[0];
+    buttons.forEach(function (button) { button.disabled = true; });
+    main.textContent = "Saved on this phone — will send";
   }
 
   // -- nothing typed is lost: drafts of the card-entry form --------------------------------

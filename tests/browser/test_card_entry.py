@@ -132,3 +132,15 @@ def test_the_dealer_line_is_as_large_as_the_totals(page):
     total = page.locator(".player-row .total").first.evaluate(size)
     assert dealer >= total, f"dealer {dealer}px, totals {total}px"
     expect(page.locator(".dealer-line p").first).to_contain_text("Dealer Ann · Bob plays first")
+
+
+def test_down_buttons_are_one_width_whatever_they_say(page):
+    sign_up(page)
+    game_id = game_of(page, ["Annabel", "Bartholomew", "Cy"])
+    page.goto(page.base_url + f"/games/{game_id}")
+    page.get_by_role("button", name="Cy has not laid down (tap when they do)").click()
+    expect(page.get_by_role("button", name="Cy has laid down (tap to undo)")).to_have_text("Down ✓")
+    widths = page.locator(".btn-toggle").evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
+    assert len(set(widths)) == 1, widths
+    lefts = page.locator(".btn-toggle").evaluate_all("els => els.map(e => e.getBoundingClientRect().left)")
+    assert len(set(lefts)) == 1, lefts  # the rows line up: nothing shifts when a mark changes

@@ -290,3 +290,27 @@ def test_after_a_hand_saved_online_the_offline_copy_opens_on_the_next_round(page
     expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
     expect(page.locator(".dealer-line")).to_contain_text("Dealer Bob")
     connection_back(page)
+
+
+def test_save_pressed_offline_on_the_review_page_is_kept_once_and_nothing_can_send_it_twice(page):
+    app = page.app
+    sign_up(page)
+    start_game(page)
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    page.locator(".chip-choice", has_text="Ann").click()
+    tap_cards(page, "Bob", ["K"])
+    tap_cards(page, "Cy", ["5"])
+    page.get_by_role("button", name="Check points").click()
+    expect(page.get_by_role("heading", name="Check round 1")).to_be_visible()
+    connection_lost(page)
+    page.get_by_role("button", name="Save round 1").click()
+    kept = page.get_by_role("button", name="Saved on this phone — will send")
+    expect(kept).to_be_disabled()
+    expect(page.get_by_role("button", name="‹ Change")).to_be_disabled()
+    change, save = page.get_by_role("button", name="‹ Change").bounding_box(), kept.bounding_box()
+    assert change["x"] + change["width"] <= save["x"], "the two buttons overlap"
+    assert kept.evaluate("b => b.scrollWidth <= b.clientWidth && b.scrollHeight <= b.clientHeight"), "its label spills"
+    connection_back(page)
+    expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+    with app.app_context():
+        assert len(db.session.execute(db.select(RoundChange)).all()) == 1
