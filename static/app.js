@@ -234,6 +234,30 @@
     window.addEventListener("resize", pad);
   }
 
+  // -- seating: ▲ and ▼ move a player in place (without the script each is a round trip) ------
+
+  function setupSeats(list) {
+    list.addEventListener("click", function (event) {
+      var button = event.target.closest("button[name=move]");
+      if (!button) return;
+      event.preventDefault();
+      var seat = button.closest("li");
+      var up = button.value.indexOf("up:") === 0;
+      var other = up ? seat.previousElementSibling : seat.nextElementSibling;
+      if (!other) return;
+      list.insertBefore(up ? seat : other, up ? other : seat);
+      var seats = list.querySelectorAll("li");
+      seats.forEach(function (li, index) {
+        var moveUp = li.querySelector("button[value^='up:']"), moveDown = li.querySelector("button[value^='down:']");
+        moveUp.value = "up:" + index;
+        moveDown.value = "down:" + index;
+        moveUp.disabled = index === 0;
+        moveDown.disabled = index === seats.length - 1;
+      });
+      (button.disabled ? seat.querySelector("button:not(:disabled)") : button).focus();
+    });
+  }
+
   // Kept to send: the form's main button says so, and no button of it can send the hand again.
   function markKept(form) {
     var buttons = form.querySelectorAll("button[type=submit]");
@@ -577,6 +601,7 @@
 
   function enhance() {
     document.querySelectorAll("form[data-entry]").forEach(setupEntry);
+    document.querySelectorAll("[data-seats]").forEach(setupSeats);
     document.querySelectorAll("[data-wake-lock]").forEach(setupWakeLock);
     outbox().forEach(showLocally);
     drawOutbox();

@@ -231,6 +231,13 @@ def _claim_open_round(round_: GameRound) -> None:
         raise RuleError(f"Round {round_.number} was scored meanwhile; buys can be changed by editing it.")
     stored_now(round_, version=round_.version + 1)
 
+def last_rules_key(family: Family) -> str | None:
+    """The rules key of the family's newest game: a new game starts with it chosen."""
+    return db.session.execute(
+        db.select(Game.variant_key).where(Game.family_id == family.id).order_by(Game.id.desc()).limit(1)
+    ).scalar()
+
+
 def play_again(game: Game) -> Game:
     """A new game of a finished one's rules (its own copy) and seats, the first deal one seat on."""
     if game.status != FINISHED:

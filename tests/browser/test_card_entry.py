@@ -144,3 +144,30 @@ def test_down_buttons_are_one_width_whatever_they_say(page):
     assert len(set(widths)) == 1, widths
     lefts = page.locator(".btn-toggle").evaluate_all("els => els.map(e => e.getBoundingClientRect().left)")
     assert len(set(lefts)) == 1, lefts  # the rows line up: nothing shifts when a mark changes
+
+
+def test_a_new_game_of_four_saved_players_takes_seven_taps_and_seating_moves_in_place(page):
+    sign_up(page)
+    game_of(page, ["Ann", "Bob", "Cy", "Di"])  # the players are saved; shanghai-10 was played last
+    page.goto(page.base_url + "/")
+    taps = 0
+
+    def tap(locator) -> None:
+        nonlocal taps
+        locator.click()
+        taps += 1
+
+    tap(page.get_by_role("link", name="+ New game"))
+    expect(page.get_by_label("Shanghai Rummy (10 contracts)")).to_be_checked()  # the last game's rules
+    for name in ("Ann", "Bob", "Cy", "Di"):
+        tap(page.get_by_label(name, exact=True))
+    tap(page.get_by_role("button", name="Next: seating"))
+    page.evaluate("window.stillHere = true")
+    page.get_by_role("button", name="Move Di up").click()  # not counted: the order was chosen freely
+    expect(page.locator(".seat-name")).to_have_text(["Ann", "Bob", "Di", "Cy"])
+    assert page.evaluate("window.stillHere === true"), "moving a seat reloaded the page"
+    expect(page.get_by_role("button", name="Move Cy down")).to_be_disabled()
+    tap(page.get_by_role("button", name="Start game"))
+    expect(page.locator("h1.contract")).to_have_text("Two sets of 3")
+    assert taps <= 7, taps
+    expect(page.locator(".player-row .name")).to_contain_text(["Ann", "Bob", "Di", "Cy"])

@@ -11,7 +11,7 @@ from ...house_rules.service import family_variants
 from ...web.access import current_family
 from ...web.fields import NAME_MAX, is_number
 from ..forms import NewGameForm, SeatingForm
-from ..service import SeatChoice, start_game
+from ..service import SeatChoice, last_rules_key, start_game
 from . import bp
 
 
@@ -19,8 +19,11 @@ from . import bp
 def new():
     family = current_family()
     form = NewGameForm(family_players(family), family_variants(family))
-    if request.method == "GET" and request.args.get("variant") in form.variants:
-        form.variant.data = request.args["variant"]  # "New game with these rules"
+    if request.method == "GET":
+        # "New game with these rules", else the rules of the family's last game: one tap fewer.
+        wanted = request.args.get("variant") or last_rules_key(family)
+        if wanted in form.variants:
+            form.variant.data = wanted
     if form.validate_on_submit():
         variant = form.variants[form.variant.data]
         seating = SeatingForm(formdata=None, variant=variant.key)
