@@ -168,9 +168,25 @@
     // Who went out (and how) folds away once the cards are being tapped.
     keypad.addEventListener("click", function (event) {
       var key = event.target.closest("[data-add]");
-      if (key && active) states[idOf(active)].add(key.getAttribute("data-add"));
+      if (key && active) {
+        states[idOf(active)].add(key.getAttribute("data-add"));
+        warnBeyondDecks(key);
+      }
       fold(true);
     });
+    // The decks hold so many of each card: say so at the tap that goes past it, not only at Check.
+    function warnBeyondDecks(key) {
+      var code = key.getAttribute("data-add"), copies = parseInt(key.getAttribute("data-copies"), 10);
+      var tapped = 0;
+      hands.forEach(function (hand) {
+        var input = hand.querySelector("input[data-key='" + code + "']");
+        if (!hand.classList.contains("is-out")) tapped += parseInt(input && input.value, 10) || 0;
+      });
+      var warning = active.querySelector("[data-tap-warning]");
+      warning.hidden = tapped <= copies;
+      warning.textContent = tapped > copies ? key.getAttribute("data-label") + ": " + tapped +
+        " tapped in all, but the decks in play hold only " + copies + "." : "";
+    }
     next.addEventListener("click", function () { activate(following(active)); fold(true); });
     Object.keys(switches).forEach(function (id) {
       switches[id].addEventListener("click", function () { fold(true); });

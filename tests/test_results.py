@@ -361,6 +361,12 @@ def test_more_of_a_card_across_all_hands_than_the_decks_hold_is_a_table_problem(
     assert problems.first() == "Joker: 5 entered across all players, but the decks in play hold only 4"
 
 
+def test_a_card_one_hand_alone_holds_too_many_of_is_said_for_that_hand_only():
+    problems = f7_problems(ann_out(), Hand(BOB, counts=cards(JK=5)), Hand(CY, counts=cards(JK=1)))
+    assert problems.players[BOB] == ["Joker: 5 entered, but the decks in play hold only 4"]
+    assert problems.table == []
+
+
 def test_shanghai_10_small_table_has_a_single_joker_across_all_hands():
     variant = get_variant("shanghai-10")
     hands = [ann_out(), Hand(BOB, counts=cards(JK=1)), Hand(CY, counts=cards(JK=1))]

@@ -53,7 +53,8 @@ def hand_problems(
 def table_problems(
     variant: Variant, decks: Decks, hands: list[Mapping[str, int]]
 ) -> list[str]:
-    """Cards entered across all players that the decks in play cannot hold together."""
+    """Cards entered across all players that the decks in play cannot hold together. A card one
+    hand alone holds too many of is that hand's problem (``hand_problems``), not said twice."""
     totals: dict[str, int] = {}
     for counts in hands:
         for code, n in counts.items():
@@ -61,7 +62,8 @@ def table_problems(
     problems = []
     for key in variant.keys:
         available = variant.copies(key, decks)
-        if totals.get(key.code, 0) > available:
+        alone = any(max(counts.get(key.code, 0), 0) > available for counts in hands)
+        if totals.get(key.code, 0) > available and not alone:
             problems.append(
                 f"{key.label}: {totals[key.code]} entered across all players, "
                 f"but the decks in play hold only {available}"

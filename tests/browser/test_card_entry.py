@@ -171,3 +171,17 @@ def test_a_new_game_of_four_saved_players_takes_seven_taps_and_seating_moves_in_
     expect(page.locator("h1.contract")).to_have_text("Two sets of 3")
     assert taps <= 7, taps
     expect(page.locator(".player-row .name")).to_contain_text(["Ann", "Bob", "Di", "Cy"])
+
+
+def test_a_card_tapped_past_what_the_decks_hold_is_warned_at_that_tap(page):
+    sign_up(page)
+    game_id = game_of(page, ["Ann", "Bob", "Cy"])  # shanghai-10, 3 players: 2 decks and 1 joker
+    page.goto(page.base_url + f"/games/{game_id}/rounds/1/score")
+    page.locator(".chip-choice", has_text="Ann").click()
+    tap_cards(page, "Bob", ["JK"])
+    expect(hand(page, "Bob").locator("[data-tap-warning]")).to_be_hidden()
+    before = boxes(page)
+    tap_cards(page, "Cy", ["JK"])
+    expect(hand(page, "Cy").locator("[data-tap-warning]")).to_have_text(
+        "Joker: 2 tapped in all, but the decks in play hold only 1.")
+    assert boxes(page) == before  # the warning moves no key

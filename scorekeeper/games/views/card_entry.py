@@ -103,6 +103,8 @@ def card_entry(game_id: int, number: int):
 
 
 def _entry_page(form, game, round_: GameRound, editing: bool):
+    variant = game.variant
+    decks = variant.decks_for(len(game.players))
     return render_template(
         "games/card_entry.html",
         form=form,
@@ -113,6 +115,8 @@ def _entry_page(form, game, round_: GameRound, editing: bool):
         players=game.players,
         limits=form.limits,
         editing=editing,
+        # How many of each card the decks in play hold: the keypad warns as one too many is tapped.
+        copies={key.code: variant.copies(key, decks) for key in variant.keys},
     )
 
 
