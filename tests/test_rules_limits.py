@@ -326,17 +326,20 @@ def one_page(response) -> None:
     assert pages == 1 and "Largest" in text
 
 
+@pytest.mark.slow  # a 20-round game of 8 players played first
 @pytest.mark.parametrize("paper", documents.PAPERS)
 def test_the_largest_rules_print_a_blank_sheet_on_one_page(client, largest_game, paper):
     key, _ = largest_game
     one_page(client.get(f"/print/sheet.pdf?variant={key}&players={','.join(EIGHT)}&paper={paper}"))
 
 
+@pytest.mark.slow  # a 20-round game of 8 players played first
 @pytest.mark.parametrize("paper", documents.PAPERS)
 def test_the_largest_rules_print_a_filled_sheet_on_one_page(client, largest_game, paper):
     one_page(client.get(f"/games/{largest_game[1]}/sheet.pdf?paper={paper}"))
 
 
+@pytest.mark.slow  # a 20-round game of 8 players played first
 @pytest.mark.parametrize("paper", documents.PAPERS)
 def test_the_largest_rules_print_a_rule_card_on_one_page(client, largest_game, paper):
     one_page(client.get(f"/games/{largest_game[1]}/rules.pdf?paper={paper}"))
