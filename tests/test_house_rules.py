@@ -313,6 +313,14 @@ def test_rule_card_and_blank_sheet_of_house_rules_hold_contracts_and_points(clie
     assert "Gran's Shanghai" in text_of(client.get("/print"))
 
 
+def test_a_house_rule_cards_own_rules_stand_under_other_rules(client):
+    rules_id = save(client, {**GRAN, "notes": "Tea before the last hand."})
+    _, text = pdf_text(client.get(f"/house-rules/{rules_id}/card.pdf").data)
+    assert "Other rules Tea before the last hand." in text and "Laying down and off" not in text
+    _, text = pdf_text(client.get("/print/rules/family-7.pdf").data)
+    assert "Laying down and off" in text  # a preset's notes are about laying down
+
+
 def test_a_rules_file_goes_from_one_family_to_another(client, app):
     rules_id = save(client, GRAN)
     exported = client.get(f"/house-rules/{rules_id}/rules.json")

@@ -27,6 +27,17 @@ def game_of(page, names: list[str]) -> int:
         app.config["WTF_CSRF_ENABLED"] = True
 
 
+class Taps:
+    """Clicks a locator as a finger taps it, counting the taps."""
+
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self, locator) -> None:
+        locator.click()
+        self.count += 1
+
+
 def boxes(page) -> list[tuple[float, float, float, float]]:
     """Where every keypad key, Next and Check points are on the screen."""
     found = page.locator("[data-keypad] [data-add], [data-next], button[value=review]").evaluate_all(
@@ -73,12 +84,7 @@ def test_a_four_player_hand_is_saved_in_the_cards_held_plus_six_taps(page):
     game_id = game_of(page, ["Ann", "Bob", "Cy", "Di"])
     page.goto(page.base_url + f"/games/{game_id}")
     held = {"Ann": ["K", "K", "5"], "Bob": ["JK"], "Di": ["A", "10", "7", "7"]}  # Cy went out
-    taps = 0
-
-    def tap(locator) -> None:
-        nonlocal taps
-        locator.click()
-        taps += 1
+    tap = Taps()
 
     tap(page.get_by_role("link", name="Hand over — enter cards"))
     tap(page.locator(".chip-choice", has_text="Cy"))
@@ -93,7 +99,7 @@ def test_a_four_player_hand_is_saved_in_the_cards_held_plus_six_taps(page):
     expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
 
     cards = sum(len(c) for c in held.values())
-    assert taps <= cards + 6, f"{taps} taps for {cards} cards"
+    assert tap.count <= cards + 6, f"{tap.count} taps for {cards} cards"
     with page.app.app_context():
         stored = db.session.execute(
             db.select(Result.points).join(GameRound).join(Game)
@@ -150,12 +156,7 @@ def test_a_new_game_of_four_saved_players_takes_seven_taps_and_seating_moves_in_
     sign_up(page)
     game_of(page, ["Ann", "Bob", "Cy", "Di"])  # the players are saved; shanghai-10 was played last
     page.goto(page.base_url + "/")
-    taps = 0
-
-    def tap(locator) -> None:
-        nonlocal taps
-        locator.click()
-        taps += 1
+    tap = Taps()
 
     tap(page.get_by_role("link", name="+ New game"))
     expect(page.get_by_label("Shanghai Rummy (10 contracts)")).to_be_checked()  # the last game's rules
@@ -169,7 +170,7 @@ def test_a_new_game_of_four_saved_players_takes_seven_taps_and_seating_moves_in_
     expect(page.get_by_role("button", name="Move Cy down")).to_be_disabled()
     tap(page.get_by_role("button", name="Start game"))
     expect(page.locator("h1.contract")).to_have_text("Two sets of 3")
-    assert taps <= 7, taps
+    assert tap.count <= 7, tap.count
     expect(page.locator(".player-row .name")).to_contain_text(["Ann", "Bob", "Di", "Cy"])
 
 

@@ -272,7 +272,7 @@ def test_the_offline_copy_of_the_round_screen_follows_buys_made_online_and_offli
     expect(page.locator(".outbox")).to_contain_text("Sent the 2 entries saved on this phone.")
     with page.app.app_context():
         stored = db.session.execute(
-            db.select(Result.buys, Result.laid_down).where(Result.buys + Result.laid_down > 0).order_by(Result.position)
+            db.select(Result.buys, Result.laid_down).where((Result.buys > 0) | Result.laid_down).order_by(Result.position)
         ).all()
     assert [tuple(r) for r in stored] == [(1, False), (1, True)]  # Bob's buy; Cy's buy and Down, once each
 
