@@ -231,6 +231,7 @@ def _claim_open_round(round_: GameRound) -> None:
         raise RuleError(f"Round {round_.number} was scored meanwhile; buys can be changed by editing it.")
     stored_now(round_, version=round_.version + 1)
 
+
 def last_rules_key(family: Family) -> str | None:
     """The rules key of the family's newest game: a new game starts with it chosen."""
     return db.session.execute(

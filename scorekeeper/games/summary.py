@@ -11,7 +11,6 @@ from sqlalchemy.orm import attributes
 from .. import rules
 from ..extensions import db
 from ..models import FINISHED, Game, PlayerGame
-from .table import standings
 
 SUMMARY_FIELDS = ("status", "hands_played", "total", "won", "hands_won", "times_stuck", "buys")
 
@@ -33,24 +32,20 @@ def refresh_summary(game: Game, new: bool = False) -> None:
             db.select(PlayerGame).where(PlayerGame.game_id == game.id)
         ).scalars()
     }
-    table = standings(game)
-    recorded = [r for r in game.rounds if r.recorded_at is not None]
-    for seat, player in enumerate(table.players):
-        row = rows.get(player.id)
+    recorded = [
+        [{"points": r.points, "went_out": r.went_out, "laid_down": r.laid_down, "buys": r.buys} for r in round_.results]
+        for round_ in game.rounds if round_.recorded_at is not None
+    ]
+    player_ids = [seat.player_id for seat in game.seats]
+    for figures in summary_rows(
+        game.family_id, game.id, game.variant_key, game.status, game.started_at, player_ids, recorded
+    ):
+        row = rows.get(figures["player_id"])
         if row is None:
-            row = PlayerGame(family_id=game.family_id, game_id=game.id, player_id=player.id)
+            row = PlayerGame()
             db.session.add(row)
-        results = [r.results[seat] for r in recorded]
-        row.variant_key = game.variant_key
-        row.status = game.status
-        row.played_on = game.started_at.date()
-        row.month = game.started_at.strftime("%Y-%m")
-        row.hands_played = len(recorded)
-        row.total = table.totals[seat]
-        row.won = game.status == FINISHED and player in table.leaders
-        row.hands_won = sum(r.went_out for r in results)
-        row.times_stuck = sum(r.stuck for r in results)
-        row.buys = sum(r.buys for r in results)
+        for name, value in figures.items():
+            setattr(row, name, value)
         if row.id is not None:
             mark_changed(row, SUMMARY_FIELDS)
 
@@ -59,9 +54,10 @@ def summary_rows(
     family_id: int, game_id: int, variant_key: str, status: str, started_at: datetime,
     player_ids: Sequence[int], recorded: Sequence[Sequence[dict]],
 ) -> list[dict]:
-    """What ``refresh_summary`` stores for a new game, as rows for one bulk insert (an import
-    writes thousands of games at once). ``recorded`` holds each scored hand's results in seat
-    order (dicts with points, went_out, laid_down and buys)."""
+    """A game's one-row-per-player summary, as dicts of ``PlayerGame`` columns: what
+    ``refresh_summary`` stores, and what an import bulk-inserts for thousands of games at once.
+    ``recorded`` holds each scored hand's results in seat order (dicts with points, went_out,
+    laid_down and buys)."""
     running = rules.running_totals([[r["points"] for r in results] for results in recorded], len(player_ids))
     totals = running[-1] if running else [0] * len(player_ids)
     winners = set(rules.leaders(totals)) if recorded and status == FINISHED else set()
