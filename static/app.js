@@ -133,6 +133,7 @@
     function showSum(hand) {
       var state = states[idOf(hand)], sum = switches[idOf(hand)].querySelector("[data-switch-sum]");
       if (!state) return;
+      if (!isEmpty(hand)) unasked(hand);
       // Points first: a narrow button cuts the end off.
       if (hand.classList.contains("is-out")) sum.textContent = state.points + " · went out";
       else if (state.cards === null) sum.textContent = state.points + " · counted";
@@ -160,6 +161,13 @@
       return hand;
     }
 
+    // Each hand's points as the keypad shows them, kept with a hand saved offline so the round
+    // screen can show the totals it leads to until the server has it.
+    form.handPoints = function () {
+      var points = {};
+      hands.forEach(function (hand) { points[idOf(hand)] = states[idOf(hand)].points; });
+      return points;
+    };
     var save = function () { saveDraft(form); };
     hands.forEach(function (hand) {
       states[idOf(hand)] = setupHand(hand, function () { showSum(hand); save(); });
@@ -188,6 +196,39 @@
         " tapped in all, but the decks in play hold only " + copies + "." : "";
     }
     next.addEventListener("click", function () { activate(following(active)); fold(true); });
+
+    // A player who did not go out with nothing entered is asked about here, before anything is
+    // sent (or kept offline): the first such hand opens with the question beside it.
+    function isEmpty(hand) {
+      var total = hand.querySelector("input[data-total]");
+      return !hand.classList.contains("is-out") && states[idOf(hand)].cards === 0 &&
+        !(total && total.value.trim());
+    }
+    function unasked(hand) {
+      var warning = hand.querySelector("[data-tap-warning]");
+      switches[idOf(hand)].classList.remove("is-empty");
+      if (warning.hasAttribute("data-empty")) {
+        warning.hidden = true;
+        warning.removeAttribute("data-empty");
+      }
+    }
+    form.addEventListener("submit", function (event) {
+      if (!event.submitter || event.submitter.value !== "review") return;
+      if (!form.querySelector("input[data-went-out]:checked")) return; // the server asks who went out
+      var empty = hands.filter(isEmpty);
+      if (!empty.length) return;
+      event.preventDefault();
+      empty.forEach(function (hand) {
+        var name = nameOf(hand), warning = hand.querySelector("[data-tap-warning]");
+        switches[idOf(hand)].classList.add("is-empty");
+        warning.setAttribute("data-empty", "");
+        warning.hidden = false;
+        warning.textContent = "Nothing entered for " + name + ": tap the cards left in " + name +
+          "'s hand, or type their total.";
+      });
+      activate(empty[0]);
+      fold(true);
+    });
     Object.keys(switches).forEach(function (id) {
       switches[id].addEventListener("click", function () { fold(true); });
     });
@@ -416,17 +457,50 @@
       item.fields = item.fields.filter(function (pair) { return pair[0] !== "action"; });
       item.fields.push(["action", "save"]);
     }
+    if (form.handPoints) item.points = form.handPoints();
+    else if (form.hasAttribute("data-hand-points")) item.points = JSON.parse(form.getAttribute("data-hand-points"));
     var items = outbox();
     items.push(item);
     write(localStorage, OUTBOX, items);
     showLocally(item);
     if (form.hasAttribute("data-save-offline")) markKept(form);
     drawOutbox();
+    // On to the game as it now is: the round screen the phone keeps, drawn with the next round.
+    var screen = form.getAttribute("data-round-screen");
+    if (screen && window.caches) {
+      caches.match(screen, { ignoreVary: true }).then(function (hit) { if (hit) location.assign(screen); });
+    }
+  }
+
+  // A hand of the round on screen kept on this phone: show the round after it (drawn by the server
+  // ahead of time) with each total counting the kept hand, marked as not sent yet.
+  function showAhead() {
+    var view = document.querySelector("[data-round-view]");
+    var ahead = document.querySelector("template[data-round-ahead]");
+    if (!view || !ahead) return;
+    var entry = view.getAttribute("data-entry");
+    var kept = outbox().filter(function (item) {
+      return item.points && new URL(item.url).pathname === entry;
+    })[0];
+    if (!kept) return;
+    view.textContent = "";
+    view.appendChild(ahead.content.cloneNode(true));
+    view.setAttribute("data-round-view", ahead.getAttribute("data-next") || "");
+    view.querySelectorAll("[data-base]").forEach(function (total) {
+      total.firstChild.textContent = String(parseInt(total.getAttribute("data-base"), 10) +
+        (kept.points[total.getAttribute("data-player")] || 0));
+      total.classList.add("not-sent-total");
+    });
+    var number = view.getAttribute("data-round-view");
+    if (number) document.title = "Round " + number + " (not sent yet)";
   }
 
   // What a kept buy or mark would change, shown on the round screen until it is sent.
   function showLocally(item) {
     if (item.page !== location.pathname) return;
+    // Only what belongs to the round on screen (a round kept offline moves the screen on).
+    var view = document.querySelector("[data-round-view]"), round = /\/rounds\/(\d+)\//.exec(item.url);
+    if (view && round && round[1] !== view.getAttribute("data-round-view")) return;
     var player = null;
     item.fields.forEach(function (pair) { if (pair[0] === "player") player = pair[1]; });
     var row = player && document.getElementById("player-" + player);
@@ -619,6 +693,7 @@
     document.querySelectorAll("form[data-entry]").forEach(setupEntry);
     document.querySelectorAll("[data-seats]").forEach(setupSeats);
     document.querySelectorAll("[data-wake-lock]").forEach(setupWakeLock);
+    showAhead();
     outbox().forEach(showLocally);
     drawOutbox();
   }

@@ -186,3 +186,30 @@ def test_a_card_tapped_past_what_the_decks_hold_is_warned_at_that_tap(page):
     expect(hand(page, "Cy").locator("[data-tap-warning]")).to_have_text(
         "Joker: 2 tapped in all, but the decks in play hold only 1.")
     assert boxes(page) == before  # the warning moves no key
+
+
+def test_a_player_left_with_nothing_entered_is_asked_about_once_before_anything_is_sent(page):
+    sign_up(page)
+    game_id = game_of(page, ["Ann", "Bob", "Cy", "Di"])
+    page.goto(page.base_url + f"/games/{game_id}/rounds/1/score")
+    page.locator(".chip-choice", has_text="Ann").click()
+    tap_cards(page, "Bob", ["K"])
+    sent = []
+    page.on("request", lambda request: sent.append(request.url) if request.method == "POST" else None)
+    page.get_by_role("button", name="Check points").click()
+    # Cy and Di: each hand says so once, and the first of them opens.
+    expect(page.locator("[data-switch][aria-pressed=true]")).to_contain_text("Cy")
+    expect(hand(page, "Cy").locator("[data-tap-warning]")).to_have_text(
+        "Nothing entered for Cy: tap the cards left in Cy's hand, or type their total.")
+    expect(page.locator("[data-switch].is-empty")).to_have_count(2)
+    expect(page.locator("[data-tap-warning]:visible")).to_have_count(1)
+    shot(page, "entry-asked-about-an-empty-hand")
+    assert not sent, "the hand was sent with a player's cards missing"
+
+    tap_cards(page, "Cy", ["5"])
+    expect(hand(page, "Cy").locator("[data-tap-warning]")).to_be_hidden()
+    show_hand(page, "Di").get_by_label("Or the total, counted by hand").fill("40")
+    expect(page.locator("[data-switch].is-empty")).to_have_count(0)
+    page.get_by_role("button", name="Check points").click()
+    expect(page.get_by_role("heading", name="Check round 1")).to_be_visible()
+    expect(page.locator(".review tbody td.num b")).to_have_text(["0", "10", "5", "40"])

@@ -96,15 +96,37 @@ def test_second_keeper_records_buys_from_its_own_phone(page, browser):
     expect(row(page, "Ann").locator(".buy-count")).to_have_text("1/3")
 
 
-def test_a_hand_entered_offline_is_kept_through_a_reload_and_stored_once(page):
+def with_offline_copies(page) -> None:
+    """The service worker looks after the pages (as on a phone that opened the game before)."""
+    page.evaluate("navigator.serviceWorker.ready.then(() => null)")
+    page.reload()
+    assert page.evaluate("!!navigator.serviceWorker.controller")
+
+
+def forget_round_screen(page) -> None:
+    """A phone whose copy of the round screen is gone (storage cleared) while it has the page shown."""
+    page.evaluate("""url => caches.keys().then(names => Promise.all(names.map(
+        name => caches.open(name).then(cache => cache.delete(url, {ignoreVary: true})))))""",
+                  page.base_url + "/games/1")
+
+
+def expect_round_two_ahead(page) -> None:
+    """Round 2 as the phone shows it over round 1's hand kept offline: Ann out, Bob K K 5, Cy a joker."""
+    expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+    expect(page.locator(".facts")).to_contain_text("Deal 11 cards")  # 11 in every deal (variants.md)
+    expect(page.locator(".dealer-line")).to_contain_text("Dealer Bob · Cy plays first")
+    expect(page.locator(".not-sent")).to_have_text(
+        "Round 1 is saved on this phone, not sent yet: the totals below count it.")
+    expect(page.locator(".player-row .total")).to_have_text(["0 pts", "25 pts", "15 pts"])
+    expect(page.locator(".player-row .total.not-sent-total")).to_have_count(3)
+    expect(page.get_by_role("link", name="Hand over — enter cards")).to_have_count(0)
+
+
+def test_a_hand_saved_offline_shows_the_next_round_until_it_is_stored_once(page):
     app = page.app
     sign_up(page)
     start_game(page)
-    # The service worker has to be looking after the pages before the connection drops.
-    page.evaluate("navigator.serviceWorker.ready.then(() => null)")
-    page.reload()
-    expect(page.locator("h1.contract")).to_have_text("Two sets of 3")
-    assert page.evaluate("!!navigator.serviceWorker.controller")
+    with_offline_copies(page)
     page.get_by_role("link", name="Hand over — enter cards").click()
     expect(page.locator("[data-keypad]").first).to_be_visible()
 
@@ -113,20 +135,27 @@ def test_a_hand_entered_offline_is_kept_through_a_reload_and_stored_once(page):
     tap_cards(page, "Bob", ("K", "K", "5"))
     tap_cards(page, "Cy", ("JK",))
     page.get_by_role("button", name="Check points").click()
-    expect(page.locator(".outbox")).to_contain_text("Saved on this phone — will send")
-    expect(page.locator(".outbox")).to_contain_text("Round 1 cards")
+    # Kept, and on to the game as it now is: the next round, its dealer and the totals to be.
+    expect_round_two_ahead(page)
+    expect(page.locator(".outbox li")).to_have_text(["Round 1 cards"])
 
-    page.reload()  # offline: the phone's own copy of the page, and what was typed
-    expect(page.locator(".outbox")).to_contain_text("Round 1 cards")
-    expect(show_hand(page, "Bob").locator("[data-hand-points]")).to_have_text("25 pts")
-    expect(page.get_by_role("button", name="Saved on this phone — will send")).to_be_disabled()
-    shot(page, "22-offline-kept")
+    page.reload()  # still offline: the phone's own copy, drawn the same way
+    expect_round_two_ahead(page)
+    row(page, "Cy").get_by_role("button", name="Buy for Cy").click()  # a buy in round 2, kept too
+    expect(row(page, "Cy").locator(".buy-count")).to_have_text("1/3")
+    shot(page, "22-offline-next-round")
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.emulate_media(color_scheme="dark")
+    shot(page, "22-offline-next-round-360-dark")
     with app.app_context():
         assert db.session.execute(db.select(RoundChange)).first() is None
 
     connection_back(page)
-    expect(page.locator(".outbox")).to_contain_text("Sent the entry saved on this phone.")
+    expect(page.locator(".outbox")).to_contain_text("Sent the 2 entries saved on this phone.")
     expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+    expect(page.locator(".not-sent")).to_have_count(0)
+    expect(page.locator(".player-row .total")).to_have_text(["0 pts", "25 pts", "15 pts"])
+    expect(row(page, "Cy").locator(".buy-count")).to_have_text("1/3")
     with app.app_context():
         assert len(db.session.execute(db.select(RoundChange)).all()) == 1
         recorded = db.session.execute(
@@ -136,7 +165,31 @@ def test_a_hand_entered_offline_is_kept_through_a_reload_and_stored_once(page):
         points = sorted(r.points for r in db.session.execute(
             db.select(Result).where(Result.round_id == recorded[0].id)).scalars())
         assert points == [0, 15, 25]  # Ann out, Cy's joker 15, Bob K K 5
+        buys = db.session.execute(
+            db.select(GameRound.number, Result.buys).join(Result).where(Result.buys > 0)).all()
+        assert [tuple(b) for b in buys] == [(2, 1)]  # Cy's buy went to round 2, once
     assert page.evaluate("localStorage.getItem('scorekeeper-outbox')") == "[]"
+
+
+def test_without_a_copy_of_the_round_screen_a_hand_kept_offline_stays_on_its_page(page):
+    sign_up(page)
+    start_game(page)
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    forget_round_screen(page)
+    connection_lost(page)
+    page.locator(".chip-choice", has_text="Ann").click()
+    tap_cards(page, "Bob", ("K", "K", "5"))
+    tap_cards(page, "Cy", ("JK",))
+    page.get_by_role("button", name="Check points").click()
+    expect(page.locator(".outbox li")).to_have_text(["Round 1 cards"])
+    expect(page.get_by_role("button", name="Saved on this phone — will send")).to_be_disabled()
+    page.reload()  # offline: the phone's own copy of the page, and what was typed
+    expect(show_hand(page, "Bob").locator("[data-hand-points]")).to_have_text("25 pts")
+    expect(page.get_by_role("button", name="Saved on this phone — will send")).to_be_disabled()
+    shot(page, "22-offline-kept")
+    connection_back(page)
+    expect(page.locator(".outbox")).to_contain_text("Sent the entry saved on this phone.")
+    expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
 
 
 def test_buys_tapped_offline_show_at_once_and_are_sent_later(page):
@@ -280,9 +333,7 @@ def test_the_offline_copy_of_the_round_screen_follows_buys_made_online_and_offli
 def test_after_a_hand_saved_online_the_offline_copy_opens_on_the_next_round(page):
     sign_up(page)
     start_game(page)
-    page.evaluate("navigator.serviceWorker.ready.then(() => null)")
-    page.reload()  # the round screen of round 1 is now the phone's copy
-    assert page.evaluate("!!navigator.serviceWorker.controller")
+    with_offline_copies(page)  # the round screen of round 1 is now the phone's copy
     record_first_hand(page, "Ann", {"Bob": ["K"], "Cy": ["5"]})  # drawn in place, no reload
     page.wait_for_timeout(300)
     connection_lost(page)
@@ -297,6 +348,7 @@ def test_save_pressed_offline_on_the_review_page_is_kept_once_and_nothing_can_se
     sign_up(page)
     start_game(page)
     page.get_by_role("link", name="Hand over — enter cards").click()
+    forget_round_screen(page)
     page.locator(".chip-choice", has_text="Ann").click()
     tap_cards(page, "Bob", ["K"])
     tap_cards(page, "Cy", ["5"])
@@ -312,5 +364,26 @@ def test_save_pressed_offline_on_the_review_page_is_kept_once_and_nothing_can_se
     assert kept.evaluate("b => b.scrollWidth <= b.clientWidth && b.scrollHeight <= b.clientHeight"), "its label spills"
     connection_back(page)
     expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
+    with app.app_context():
+        assert len(db.session.execute(db.select(RoundChange)).all()) == 1
+
+
+def test_save_pressed_offline_on_the_review_page_moves_on_to_the_next_round(page):
+    app = page.app
+    sign_up(page)
+    start_game(page)
+    with_offline_copies(page)
+    page.get_by_role("link", name="Hand over — enter cards").click()
+    page.locator(".chip-choice", has_text="Ann").click()
+    tap_cards(page, "Bob", ("K", "K", "5"))
+    tap_cards(page, "Cy", ("JK",))
+    page.get_by_role("button", name="Check points").click()
+    expect(page.get_by_role("heading", name="Check round 1")).to_be_visible()
+    connection_lost(page)
+    page.get_by_role("button", name="Save round 1").click()
+    expect_round_two_ahead(page)  # the totals the server worked out on the review page
+    connection_back(page)
+    expect(page.locator(".outbox")).to_contain_text("Sent the entry saved on this phone.")
+    expect(page.locator(".not-sent")).to_have_count(0)
     with app.app_context():
         assert len(db.session.execute(db.select(RoundChange)).all()) == 1

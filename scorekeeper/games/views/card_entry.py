@@ -144,4 +144,9 @@ def _review(game, round_: GameRound, entries) -> dict:
         )
         for player, entry, (points, bonus, total) in zip(game.players, entries, preview(game, round_, entries))
     ]
-    return {"lines": lines, "low": min(line.total for line in lines)}
+    return {
+        "lines": lines,
+        "low": min(line.total for line in lines),
+        # For a phone that keeps the hand offline: the totals it shows until the hand is sent.
+        "kept_points": {str(line.player.id): line.points for line in lines},
+    }

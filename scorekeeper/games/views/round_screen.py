@@ -3,6 +3,8 @@ the dealer and who plays first, and each player's total, buys and laid-down mark
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from flask import flash, redirect, render_template, request, url_for
 
 from ... import rules
@@ -24,21 +26,33 @@ def round_screen(game_id: int):
     round_ = game.current_round
     if round_ is None or game.status == ABANDONED:
         return redirect(url_for("games.standings", game_id=game.id))
-    players = game.players
-    upcoming = [r for r in game.rounds if r.position > round_.position][:3]
+    table = standings(game)
+    following = next((r for r in game.rounds if r.position > round_.position), None)
     return render_template(
         "games/round_screen.html",
         game=game,
+        variant=game.variant,
+        players=game.players,
+        current=_round_view(game, round_, table.totals, table.leaders if table.scored_rounds else []),
+        # Drawn ahead for a phone that keeps this round's hand offline (see _round.html).
+        following=following and _round_view(game, following, table.totals, []),
+    )
+
+
+def _round_view(game, round_, totals: list[int], leaders: list) -> SimpleNamespace:
+    """What the round screen shows of ``round_``: its rules, deal, dealer and buy limits."""
+    players = game.players
+    upcoming = [r for r in game.rounds if r.position > round_.position][:3]
+    return SimpleNamespace(
         round=round_,
         rules_round=round_.rules,
         reminders=rules.round_reminders(game.variant, round_.rules),
-        variant=game.variant,
         decks=game.variant.decks_for(len(players)),
-        players=players,
         first_player=players[rules.first_player_seat(round_.dealer, len(players))],
         upcoming=[(r, players[r.dealer]) for r in upcoming],
         limits=games.buy_limits(game, round_),
-        standings=standings(game),
+        totals=totals,
+        leaders=leaders,
     )
 
 
