@@ -121,7 +121,8 @@ def test_a_copied_preset_saves_as_the_same_rules(client, app, key):
     expected = {**preset.to_dict(), "name": data["name"], "source": data["source"]}
     got = saved.to_dict()
     # The editor writes contracts that read back as the same melds, and names the wild cards.
-    for name in ("key", "wild_cards"):
+    # A copy's wild-card words leave out what its wild-card settings say (see the next test).
+    for name in ("key", "wild_cards", "wild_rule"):
         expected.pop(name), got.pop(name)
     for a, b in zip(expected.pop("rounds"), got.pop("rounds")):
         assert (a["melds"], a["cards_dealt"], a["buy_limit"]) == (b["melds"], b["cards_dealt"], b["buy_limit"])
@@ -129,6 +130,22 @@ def test_a_copied_preset_saves_as_the_same_rules(client, app, key):
     if preset.suit_cards:  # the wild 2s keep their points; their key code is the editor's
         assert [sc["points"] for sc in got.pop("suit_cards")] == [sc["points"] for sc in expected.pop("suit_cards")]
     assert got == expected
+
+
+@pytest.mark.parametrize("key, words", [
+    ("family-7", "A joker in a run may be taken by playing the card it stands for; jokers in sets are dead."),
+    ("shanghai-rum", ""), ("shanghai-10", ""), ("online-11", ""),
+])
+def test_a_copied_preset_says_each_wild_card_rule_once_whatever_the_wild_cards_become(client, key, words):
+    data = editor(client, key)
+    assert data["wild_rule"].strip() == words  # the rest is in the wild-card settings, each a line of the card
+    rules_id = save(client, {**data, "wilds": "all-2s", "wild_points": "20"})
+    _, text = pdf_text(client.get(f"/house-rules/{rules_id}/card.pdf").data)
+    assert "Wild: Jokers and all 2s." in text
+    assert "Any number of jokers" not in text and "Jokers per meld" not in text
+    preset = rules.get_variant(key)
+    assert text.count("natural card") == bool(preset.min_natural) + preset.wilds_at_most_naturals
+    assert text.count("may not lie side by side") + text.count("may not touch") == (not preset.wilds_may_touch)
 
 
 def test_blank_rules_start_with_face_values_and_one_empty_round(client):

@@ -174,6 +174,7 @@ def new():
             **start.to_dict(),
             "name": f"{start.name} ({'our rules' if preset else 'copy'})",
             "source": f"Based on the preset “{start.name}”" if preset else start.source,
+            "wild_rule": house.copied_wild_rule(start) if preset else start.wild_rule,
         })
     return _editor(None, start)
 

@@ -95,6 +95,21 @@ def wild_suit_cards(option: str, points: int) -> tuple[SuitCard, ...]:
     return (SuitCard(_WILD_CODES[suits], "2", suits, points, wild=True),) if suits else ()
 
 
+def copied_wild_rule(variant: Variant) -> str:
+    """The wild-card words a copy of ``variant`` starts with: its own, less the sentences its
+    wild-card settings already say (natural cards a meld needs, no more wild cards than natural
+    ones, wild cards not touching, jokers per meld). The card prints each setting in its own line,
+    and a copied sentence would say it twice, or stay behind when the setting changes."""
+    said = (
+        ("natural card", bool(variant.min_natural or variant.wilds_at_most_naturals)),
+        ("may not touch", not variant.wilds_may_touch),
+        ("Jokers per meld", bool(variant.joker_limits)),
+    )
+    sentences = re.split(r"(?<=[.;])\s+", variant.wild_rule.strip())
+    kept = [s for s in sentences if s and not any(words in s and on for words, on in said)]
+    return " ".join(kept)
+
+
 def wild_option(variant: Variant) -> tuple[str, int]:
     """``(WILD_TWOS code, points of a wild 2)`` describing ``variant``'s wild cards."""
     for sc in variant.suit_cards:
