@@ -59,7 +59,10 @@ def _write_atomically(chunks, output: Path) -> None:
 
 def _write(document: printing.Document, output: Path) -> None:
     """Render the PDF, then write it."""
-    pdf = printing.render(document)
+    try:
+        pdf = printing.render(document)
+    except printing.NoPdfRenderer as error:
+        raise click.ClickException(str(error)) from None
     _write_atomically([pdf], output)
     click.echo(f"Wrote {output} ({document.filename}, {len(pdf):,} bytes).")
 

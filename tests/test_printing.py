@@ -4,13 +4,16 @@ import io
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from flask.testing import FlaskClient
 from pypdf import PdfReader
 
 from scorekeeper import rules
 from scorekeeper.printing import documents
+from tests.helpers import text_of
 
 PNG_DIR = Path(__file__).parent / "screenshots" / "pdf"
 PLAYERS_8 = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
@@ -270,3 +273,16 @@ def test_rendering_never_fetches_from_the_network(app):
     with app.app_context():
         pdf = documents.html_to_pdf(html)
     assert "local" in pdf_text(pdf)[1]
+
+
+def test_without_pango_a_pdf_says_what_to_install_and_the_rest_of_the_app_works(app, client, runner, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "weasyprint", None)  # as when WeasyPrint cannot load Pango
+    documents.cache.clear()
+    response = FlaskClient(app).get("/print/rules/family-7.pdf")  # a public page; 503 is the answer wanted
+    assert response.status_code == 503
+    assert "Printing needs Pango" in text_of(response) and "libpango-1.0-0" in text_of(response)
+    assert client.get("/").status_code == 200
+    out = tmp_path / "card.pdf"
+    result = runner.invoke(args=["rulecard", "--variant", "family-7", "-o", str(out)])
+    assert result.exit_code != 0 and "Printing needs Pango" in result.output
+    assert not out.exists()

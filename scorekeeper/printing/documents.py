@@ -292,10 +292,20 @@ def rule_card_document(card: dict, paper: str) -> Document:
 cache = LRU(64)  # document hash -> PDF bytes
 
 
+class NoPdfRenderer(RuntimeError):
+    """This computer cannot make PDFs (WeasyPrint finds no Pango); the message says what to install."""
+
+
 def html_to_pdf(html: str) -> bytes:
     """Render HTML (with its CSS inline) to PDF bytes, never touching the network."""
-    from weasyprint import HTML
-    from weasyprint.urls import URLFetcher
+    try:
+        from weasyprint import HTML
+        from weasyprint.urls import URLFetcher
+    except (ImportError, OSError):  # WeasyPrint loads Pango when imported
+        raise NoPdfRenderer(
+            "Printing needs Pango on the computer that runs Scorekeeper (on Debian or Ubuntu: "
+            "apt-get install libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core). Everything else works without it."
+        ) from None
 
     # Documents carry their CSS inline and use installed fonts: nothing is fetched.
     return HTML(string=html, url_fetcher=URLFetcher(allowed_protocols=("data",))).write_pdf()

@@ -3,7 +3,7 @@ so a document the browser already holds costs a 304."""
 
 from __future__ import annotations
 
-from flask import make_response, request
+from flask import abort, make_response, request
 
 from . import documents
 
@@ -24,7 +24,10 @@ def send_pdf(document: documents.Document):
     if document.etag in request.if_none_match:
         response = make_response("", 304)
     else:
-        response = make_response(documents.render(document))
+        try:
+            response = make_response(documents.render(document))
+        except documents.NoPdfRenderer as error:
+            abort(503, description=str(error))
         response.mimetype = "application/pdf"
         response.headers["Content-Disposition"] = f'inline; filename="{document.filename}"'
     response.set_etag(document.etag)
