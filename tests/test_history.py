@@ -19,6 +19,7 @@ from scorekeeper.demo import seed_demo
 from scorekeeper.extensions import counting_statements, db
 from scorekeeper.games import summary
 from scorekeeper.history import stats
+from scorekeeper.history.records import head_to_head, longest_streak, records_of
 from scorekeeper.models import Game, GameRound, Player, PlayerGame, Result, Seat
 from scorekeeper.web import access
 from tests.helpers import (
@@ -226,26 +227,25 @@ def test_players_page_lists_games_wins_win_rate_and_average_of_finished_games(fa
     ]
 
 
+# Ann, Bob and Cy played under two rule sets, whose points differ: their scores show by rules only.
 PROFILES = {
-    "Ann": ["4 games played", "1 games won (25%)", "42.5 average final score", "6.1 points per hand",
-            "8 hands won (went out) of 28", "2 times stuck", "0.18 buys per hand",
-            "10 best game · 2026-01-10", "65 worst game · 2026-02-15"],
-    "Bob": ["4 games played", "3 games won (75%)", "18.8 average final score", "2.7 points per hand",
-            "13 hands won (went out) of 28", "0 times stuck", "0.04 buys per hand",
-            "0 best game · 2026-02-15", "40 worst game · 2026-01-10"],
-    "Cy": ["3 games played", "0 games won (0%)", "65.0 average final score", "8.9 points per hand",
-           "4 hands won (went out) of 22", "4 times stuck", "0.09 buys per hand",
-           "60 best game · 2026-02-15", "75 worst game · 2026-01-10"],
+    "Ann": ["4 games played", "1 games won (25%)", "8 hands won (went out) of 28", "2 times stuck",
+            "0.18 buys per hand"],
+    "Bob": ["4 games played", "3 games won (75%)", "13 hands won (went out) of 28", "0 times stuck",
+            "0.04 buys per hand"],
+    "Cy": ["3 games played", "0 games won (0%)", "4 hands won (went out) of 22", "4 times stuck",
+           "0.09 buys per hand"],
     "Di": ["2 games played", "1 games won (50%)", "47.5 average final score", "7.9 points per hand",
            "3 hands won (went out) of 12", "1 times stuck", "0.25 buys per hand",
            "25 best game · 2026-01-20", "70 worst game · 2026-02-05"],
 }
 
-BY_RULES = {
-    "Ann": [[FAMILY_7_NAME, "3", "1", "35.0"], [SHANGHAI_10_NAME, "1", "0", "65.0"]],
-    "Bob": [[FAMILY_7_NAME, "3", "2", "25.0"], [SHANGHAI_10_NAME, "1", "1", "0.0"]],
-    "Cy": [[FAMILY_7_NAME, "2", "0", "67.5"], [SHANGHAI_10_NAME, "1", "0", "60.0"]],
-    "Di": [[FAMILY_7_NAME, "2", "1", "47.5"]],
+# Per hand: family-7 games have 6 hands (hand 1 skipped), shanghai-10 games 10.
+BY_RULES = {  # the rules' name, then games, won, average score, per hand, best–worst
+    "Ann": [[FAMILY_7_NAME], ["3", "1", "35.0", "5.8", "10–55"], [SHANGHAI_10_NAME], ["1", "0", "65.0", "6.5", "65"]],
+    "Bob": [[FAMILY_7_NAME], ["3", "2", "25.0", "4.2", "10–40"], [SHANGHAI_10_NAME], ["1", "1", "0.0", "0.0", "0"]],
+    "Cy": [[FAMILY_7_NAME], ["2", "0", "67.5", "11.2", "60–75"], [SHANGHAI_10_NAME], ["1", "0", "60.0", "6.0", "60"]],
+    "Di": [[FAMILY_7_NAME], ["2", "1", "47.5", "7.9", "25–70"]],
 }
 
 
@@ -258,10 +258,17 @@ def test_player_profile_shows_the_hand_worked_figures(family, name):
 
 
 def test_best_and_worst_game_link_to_those_games(family):
-    html = family.client.get(f"/players/{family.players['Cy']}").get_data(as_text=True)
-    # Cy's best 60 was in G2 and in G5: the later one is shown.
-    assert f'<a href="/games/{family.games["G5"]}/standings">60</a>' in html
-    assert f'<a href="/games/{family.games["G1"]}/standings">75</a>' in html
+    html = family.client.get(f"/players/{family.players['Di']}").get_data(as_text=True)
+    assert f'<a href="/games/{family.games["G2"]}/standings">25</a>' in html
+    assert f'<a href="/games/{family.games["G3"]}/standings">70</a>' in html
+
+
+def test_a_player_under_two_rule_sets_gets_one_chart_line_for_each(family):
+    page = family.client.get(f"/players/{family.players['Ann']}")
+    html = page.get_data(as_text=True)
+    assert [title for _, title in polylines(html)] == [FAMILY_7_NAME, SHANGHAI_10_NAME]
+    assert "Scores are compared by rules below" in text_of(page)
+    assert "Scores are compared by rules below" not in text_of(family.client.get(f"/players/{family.players['Di']}"))
 
 
 def test_profile_figures_from_the_stats_module(family):
@@ -277,22 +284,29 @@ def test_profile_figures_from_the_stats_module(family):
     assert (ann.best.game_id, ann.best.total) == (family.games["G1"], 10)
     assert (ann.worst.game_id, ann.worst.total) == (family.games["G5"], 65)
     assert ann.by_variant == [
-        {"key": "family-7", "games": 3, "wins": 1, "average": pytest.approx(35.0)},
-        {"key": "shanghai-10", "games": 1, "wins": 0, "average": pytest.approx(65.0)},
+        {"key": "family-7", "games": 3, "wins": 1, "average": pytest.approx(35.0),
+         "points_per_hand": pytest.approx(105 / 18), "best": 10, "worst": 55},
+        {"key": "shanghai-10", "games": 1, "wins": 0, "average": pytest.approx(65.0),
+         "points_per_hand": pytest.approx(6.5), "best": 65, "worst": 65},
     ]
-    assert ann.by_month == [("2026-01", pytest.approx(32.5), 2), ("2026-02", pytest.approx(52.5), 2)]
+    assert ann.mixed
+    assert ann.by_month == [("2026-01", "family-7", pytest.approx(32.5)), ("2026-02", "family-7", 40),
+                            ("2026-02", "shanghai-10", 65)]
     assert (bob.games, bob.wins, bob.hands_won, bob.times_stuck) == (4, 3, 13, 0)
     assert bob.average_total == pytest.approx(18.75)
-    assert bob.by_month == [("2026-01", pytest.approx(32.5), 2), ("2026-02", pytest.approx(5.0), 2)]
+    assert bob.by_month == [("2026-01", "family-7", pytest.approx(32.5)), ("2026-02", "family-7", 10),
+                            ("2026-02", "shanghai-10", 0)]
 
 
 def test_records_page_shows_the_records_of_finished_games_only(family):
     page = family.client.get("/records")
     assert page.status_code == 200
-    records, most_wins = table_rows(page)[:5], table_rows(page)[5:]
-    assert records == [
-        ["Lowest final score", "Bob", "0", "2026-02-15"],       # not Ann's 0 in abandoned G4
-        ["Highest final score", "Cy", "75", "2026-01-10"],      # not Cy's 160 in abandoned G4
+    records, most_wins = table_rows(page)[:7], table_rows(page)[7:]
+    assert records == [  # scores under each rule set, their points being far apart
+        [f"Lowest final score {FAMILY_7_NAME}", "Ann", "10", "2026-01-10"],  # Bob's 10 came later; not G4's 0
+        [f"Highest final score {FAMILY_7_NAME}", "Cy", "75", "2026-01-10"],  # not Cy's 160 in abandoned G4
+        [f"Lowest final score {SHANGHAI_10_NAME}", "Bob", "0", "2026-02-15"],
+        [f"Highest final score {SHANGHAI_10_NAME}", "Ann", "65", "2026-02-15"],
         ["Most hands won in one game", "Bob", "6", "2026-02-15"],
         ["Stuck most often in one game", "Cy", "2", "2026-01-10"],
         ["Longest winning streak (games in a row)", "Bob", "3", ""],
@@ -307,10 +321,12 @@ def test_records_page_shows_the_records_of_finished_games_only(family):
 def test_records_from_the_stats_module(family):
     with family.app.app_context():
         fam = access.current_family()
-        found = {r.title: (r.player, r.value, r.game_id) for r in stats.records(fam)}
-        streak = stats.longest_streak(fam)
-    assert found["Lowest final score"] == ("Bob", 0, family.games["G5"])
-    assert found["Highest final score"] == ("Cy", 75, family.games["G1"])
+        found = {r.title: (r.player, r.value, r.game_id) for r in records_of(fam)}
+        streak = longest_streak(fam)
+        scores = {(r.title, r.rules_name): (r.player, r.value, r.game_id) for r in records_of(fam)}
+    assert scores["Lowest final score", FAMILY_7_NAME] == ("Ann", 10, family.games["G1"])
+    assert scores["Lowest final score", SHANGHAI_10_NAME] == ("Bob", 0, family.games["G5"])
+    assert scores["Highest final score", FAMILY_7_NAME] == ("Cy", 75, family.games["G1"])
     assert found["Most hands won in one game"] == ("Bob", 6, family.games["G5"])
     # G2 (shared with Di), G3, G5 in a row; the abandoned G4 in between neither breaks nor counts.
     assert streak == ("Bob", 3)
@@ -337,8 +353,8 @@ def test_head_to_head_from_the_stats_module(family):
     with family.app.app_context():
         fam = access.current_family()
         ann, bob = (db.session.get(Player, family.players[n]) for n in ("Ann", "Bob"))
-        duel = stats.head_to_head(fam, ann, bob)
-        reverse = stats.head_to_head(fam, bob, ann)
+        duel = head_to_head(fam, ann, bob)
+        reverse = head_to_head(fam, bob, ann)
     assert (duel.games, duel.first_lower, duel.second_lower, duel.level) == (4, 1, 3, 0)
     assert (duel.first_wins, duel.second_wins) == (1, 3)
     assert (duel.first_average, duel.second_average) == (pytest.approx(42.5), pytest.approx(18.75))
@@ -547,10 +563,12 @@ def test_player_profile_has_a_chart_of_final_scores_by_month(family):
     assert 'class="axis-title">Final score</text>' in svg
     assert 'class="axis-title">Month</text>' in svg
     assert ">2026-01</text>" in svg and ">2026-02</text>" in svg
-    [(points, title)] = polylines(svg)
-    assert title == "Average final score"
-    # Ann's monthly averages 32.5 then 52.5: the line goes up (smaller y).
-    assert len(points) == 2 and points[1][1] < points[0][1]
+    # One line per rule set: family-7 32.5 in January, 40 in February (up: smaller y); shanghai-10
+    # only February's 65, higher still.
+    [(seven, first_title), (ten, second_title)] = polylines(svg)
+    assert (first_title, second_title) == (FAMILY_7_NAME, SHANGHAI_10_NAME)
+    assert len(seven) == 2 and seven[1][1] < seven[0][1]
+    assert len(ten) == 1 and ten[0][0] == seven[1][0] and ten[0][1] < seven[1][1]
 
 
 def test_a_player_without_finished_games_has_dashes_and_no_chart(client, app):
@@ -685,4 +703,4 @@ def test_each_page_costs_the_same_few_statements_with_10_or_200_games(client, ap
     at_200 = {url: statements_for(app, client, url) for url in pages}
 
     assert at_200 == at_10
-    assert all(n <= 10 for n in at_200.values()), at_200
+    assert all(n <= 10 for n in at_200.values()), sorted(at_200.items(), key=lambda kv: -kv[1])[:3]

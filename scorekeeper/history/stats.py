@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from sqlalchemy import and_, case, func
-from sqlalchemy.orm import aliased, selectinload
+from sqlalchemy.orm import selectinload
 
 from ..extensions import db
 from ..models import FINISHED, IN_PROGRESS, Family, Game, Player, PlayerGame
@@ -126,7 +126,8 @@ def in_progress(family: Family, limit: int = 20) -> list[GameInPlay]:
 # -- players ------------------------------------------------------------------------------
 
 
-def _finished(family: Family):
+def finished(family: Family):
+    """Rows of the family's finished games: the only ones statistics count."""
     return and_(PlayerGame.family_id == family.id, PlayerGame.status == FINISHED)
 
 
@@ -159,7 +160,7 @@ def player_table(family: Family) -> list[PlayerLine]:
             func.sum(PlayerGame.hands_played),
             func.sum(PlayerGame.hands_won),
         )
-        .where(_finished(family))
+        .where(finished(family))
         .group_by(PlayerGame.player_id)
     )
     for player_id, games, wins, average, hands, hands_won in rows:
@@ -183,16 +184,22 @@ class Profile:
     best: PlayerGame | None
     worst: PlayerGame | None
     by_variant: list[dict] = field(default_factory=list)
-    by_month: list[tuple[str, float, int]] = field(default_factory=list)
+    by_month: list[tuple[str, str, float]] = field(default_factory=list)  # month, rules, average
 
     @property
     def win_rate(self) -> float | None:
         return self.wins / self.games if self.games else None
 
+    @property
+    def mixed(self) -> bool:
+        """Games under more than one rule set, whose points differ several-fold: scores are
+        compared within each rule set only."""
+        return len(self.by_variant) > 1
+
 
 def profile(family: Family, player: Player) -> Profile:
     """A player's figures over the family's finished games: five queries."""
-    mine = and_(_finished(family), PlayerGame.player_id == player.id)
+    mine = and_(finished(family), PlayerGame.player_id == player.id)
     games, wins, average, total, hands, hands_won, stuck, buys = db.session.execute(
         db.select(
             func.count(),
@@ -211,27 +218,14 @@ def profile(family: Family, player: Player) -> Profile:
             db.select(PlayerGame).where(mine).order_by(order, PlayerGame.played_on.desc()).limit(1)
         ).scalar()
 
-    by_variant = [
-        {"key": key, "games": n, "wins": w, "average": float(avg)}
-        for key, n, w, avg in db.session.execute(
-            db.select(
-                PlayerGame.variant_key,
-                func.count(),
-                func.sum(case((PlayerGame.won, 1), else_=0)),
-                func.avg(PlayerGame.total),
-            )
-            .where(mine)
-            .group_by(PlayerGame.variant_key)
-            .order_by(PlayerGame.variant_key)
-        )
-    ]
+    by_variant = _by_variant(mine)
     by_month = [
-        (month, float(avg), n)
-        for month, avg, n in db.session.execute(
-            db.select(PlayerGame.month, func.avg(PlayerGame.total), func.count())
+        (month, key, float(avg))
+        for month, key, avg in db.session.execute(
+            db.select(PlayerGame.month, PlayerGame.variant_key, func.avg(PlayerGame.total))
             .where(mine)
-            .group_by(PlayerGame.month)
-            .order_by(PlayerGame.month)
+            .group_by(PlayerGame.month, PlayerGame.variant_key)
+            .order_by(PlayerGame.month, PlayerGame.variant_key)
         )
     ]
     return Profile(
@@ -251,112 +245,24 @@ def profile(family: Family, player: Player) -> Profile:
     )
 
 
-# -- records ------------------------------------------------------------------------------
-
-
-@dataclass
-class Record:
-    title: str
-    player: str
-    value: int
-    game_id: int | None
-    played_on: date | None
-
-
-def records(family: Family) -> list[Record]:
-    """The family's records over finished games."""
-    named = (
-        db.select(PlayerGame, Player.name)
-        .join(Player, Player.id == PlayerGame.player_id)
-        .where(_finished(family))
-    )
-
-    def top(title, order, value):
-        row = db.session.execute(named.order_by(order, PlayerGame.played_on).limit(1)).first()
-        if row is None:
-            return None
-        summary, name = row
-        return Record(title, name, value(summary), summary.game_id, summary.played_on)
-
-    found = [
-        top("Lowest final score", PlayerGame.total.asc(), lambda s: s.total),
-        top("Highest final score", PlayerGame.total.desc(), lambda s: s.total),
-        top("Most hands won in one game", PlayerGame.hands_won.desc(), lambda s: s.hands_won),
-        top("Stuck most often in one game", PlayerGame.times_stuck.desc(), lambda s: s.times_stuck),
+def _by_variant(mine) -> list[dict]:
+    """A player's figures under each rule set: games, wins, average, per hand, best and worst."""
+    return [
+        {"key": key, "games": n, "wins": w, "average": float(avg),
+         "points_per_hand": points / hands if hands else None, "best": best, "worst": worst}
+        for key, n, w, avg, points, hands, best, worst in db.session.execute(
+            db.select(
+                PlayerGame.variant_key,
+                func.count(),
+                func.sum(case((PlayerGame.won, 1), else_=0)),
+                func.avg(PlayerGame.total),
+                func.sum(PlayerGame.total),
+                func.sum(PlayerGame.hands_played),
+                func.min(PlayerGame.total),
+                func.max(PlayerGame.total),
+            )
+            .where(mine)
+            .group_by(PlayerGame.variant_key)
+            .order_by(PlayerGame.variant_key)
+        )
     ]
-    streak = longest_streak(family)
-    if streak:
-        found.append(Record("Longest winning streak (games in a row)", streak[0], streak[1], None, None))
-    return [r for r in found if r is not None]
-
-
-def longest_streak(family: Family) -> tuple[str, int] | None:
-    """The most finished games in a row won by one player (a shared win continues a streak).
-
-    Gaps and islands in SQL: number the family's won games in date order; within one player's wins,
-    that number minus the player's own running count is constant along a streak.
-    """
-    wins = (
-        db.select(
-            PlayerGame.player_id,
-            func.dense_rank().over(order_by=(PlayerGame.played_on, PlayerGame.game_id)).label("n"),
-        )
-        .where(_finished(family), PlayerGame.won)
-        .subquery()
-    )
-    islands = db.select(
-        wins.c.player_id,
-        (wins.c.n - func.row_number().over(partition_by=wins.c.player_id, order_by=wins.c.n)).label("island"),
-    ).subquery()
-    row = db.session.execute(
-        db.select(Player.name, func.count().label("length"))
-        .select_from(islands)
-        .join(Player, Player.id == islands.c.player_id)
-        .group_by(islands.c.player_id, islands.c.island, Player.name)
-        .order_by(func.count().desc(), Player.name)
-        .limit(1)
-    ).first()
-    return (row.name, row.length) if row else None
-
-
-@dataclass
-class HeadToHead:
-    games: int
-    first_lower: int  # games where the first player finished with fewer points
-    second_lower: int
-    level: int
-    first_wins: int  # games won outright or shared
-    second_wins: int
-    first_average: float | None
-    second_average: float | None
-
-
-def head_to_head(family: Family, first: Player, second: Player) -> HeadToHead:
-    """Finished games both played: who finished lower, who won, average scores."""
-    a, b = aliased(PlayerGame), aliased(PlayerGame)
-    row = db.session.execute(
-        db.select(
-            func.count(),
-            func.coalesce(func.sum(case((a.total < b.total, 1), else_=0)), 0),
-            func.coalesce(func.sum(case((a.total > b.total, 1), else_=0)), 0),
-            func.coalesce(func.sum(case((a.total == b.total, 1), else_=0)), 0),
-            func.coalesce(func.sum(case((a.won, 1), else_=0)), 0),
-            func.coalesce(func.sum(case((b.won, 1), else_=0)), 0),
-            func.avg(a.total),
-            func.avg(b.total),
-        )
-        .select_from(a)
-        .join(b, a.game_id == b.game_id)
-        .where(
-            a.family_id == family.id,
-            a.status == FINISHED,
-            a.player_id == first.id,
-            b.player_id == second.id,
-        )
-    ).one()
-    games, first_lower, second_lower, level, first_wins, second_wins, avg_a, avg_b = row
-    return HeadToHead(
-        games, first_lower, second_lower, level, first_wins, second_wins,
-        float(avg_a) if avg_a is not None else None,
-        float(avg_b) if avg_b is not None else None,
-    )

@@ -13,6 +13,7 @@ from ..web.access import current_family, family_get_or_404
 from ..web.fields import is_number
 from ..web.page_cache import cached_page
 from . import charts, stats
+from .records import head_to_head, records_of
 
 bp = Blueprint("history", __name__)
 
@@ -77,16 +78,19 @@ def player(player_id: int):
     family = current_family()
     person = family_get_or_404(Player, player_id)
     figures = stats.profile(family, person)
+    names = variant_names(family)
+    # One line per rule set: their scores differ too much to share one.
+    months = sorted({month for month, _, _ in figures.by_month})
+    averages = {(month, key): avg for month, key, avg in figures.by_month}
     chart = charts.line_chart(
-        [("Average final score", [avg for _, avg, _ in figures.by_month])],
-        [month for month, _, _ in figures.by_month],
+        [(names.get(row["key"], row["key"]), [averages.get((month, row["key"])) for month in months])
+         for row in figures.by_variant],
+        months,
         x_title="Month",
         y_title="Final score",
         label=f"{person.name}'s average final score by month",
     )
-    return render_template(
-        "history/player.html", figures=figures, chart=chart, variant_names=variant_names(family)
-    )
+    return render_template("history/player.html", figures=figures, chart=chart, variant_names=names)
 
 
 @bp.get("/records")
@@ -99,10 +103,10 @@ def records():
     second = by_id.get(request.args.get("b", type=int))
     duel = None
     if first and second and first != second:
-        duel = stats.head_to_head(family, first, second)
+        duel = head_to_head(family, first, second)
     return render_template(
         "history/records.html",
-        records=stats.records(family),
+        records=records_of(family),
         lines=stats.player_table(family),
         players=players,
         first=first,
