@@ -115,8 +115,10 @@ def expect_round_two_ahead(page) -> None:
     expect(page.locator("h1.contract")).to_have_text("One set of 3 and one sequence of 4")
     expect(page.locator(".facts")).to_contain_text("Deal 11 cards")  # 11 in every deal (variants.md)
     expect(page.locator(".dealer-line")).to_contain_text("Dealer Bob · Cy plays first")
-    expect(page.locator(".not-sent")).to_have_text(
+    expect(page.locator(".round-head .not-sent")).to_have_text(
         "Round 1 is saved on this phone, not sent yet: the totals below count it.")
+    expect(page.locator(".sticky-actions .not-sent")).to_have_text(
+        "Round 2's cards can be entered once round 1 is sent.")
     expect(page.locator(".player-row .total")).to_have_text(["0 pts", "25 pts", "15 pts"])
     expect(page.locator(".player-row .total.not-sent-total")).to_have_count(3)
     expect(page.get_by_role("link", name="Hand over — enter cards")).to_have_count(0)
