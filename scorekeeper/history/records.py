@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import case, func
+from sqlalchemy import and_, case, func, or_
 from sqlalchemy.orm import aliased
 
 from ..extensions import db
@@ -26,31 +26,36 @@ class Record:
 
 def score_records(family: Family) -> list[Record]:
     """The lowest and highest final score under each rule set (their points differ several-fold,
-    so a score is only compared with scores under the same rules): one query."""
-    ranked = (
-        db.select(
-            PlayerGame.game_id, PlayerGame.variant_key, PlayerGame.total, PlayerGame.played_on, Player.name,
-            Game.rules,
-            func.row_number().over(partition_by=PlayerGame.variant_key,
-                                   order_by=(PlayerGame.total.asc(), PlayerGame.played_on)).label("low"),
-            func.row_number().over(partition_by=PlayerGame.variant_key,
-                                   order_by=(PlayerGame.total.desc(), PlayerGame.played_on)).label("high"),
-        )
+    so a score is only compared with scores under the same rules), the earlier game first where
+    two share one: two queries, the second reading only the games with those scores."""
+    extremes = db.session.execute(
+        db.select(PlayerGame.variant_key, func.min(PlayerGame.total), func.max(PlayerGame.total))
+        .where(finished(family))
+        .group_by(PlayerGame.variant_key)
+        .order_by(PlayerGame.variant_key)
+    ).all()
+    if not extremes:
+        return []
+    wanted = [
+        and_(PlayerGame.variant_key == key, PlayerGame.total.in_({low, high})) for key, low, high in extremes
+    ]
+    rows = db.session.execute(
+        db.select(PlayerGame.game_id, PlayerGame.variant_key, PlayerGame.total, PlayerGame.played_on,
+                  Player.name, Game.rules)
         .join(Player, Player.id == PlayerGame.player_id)
         .join(Game, Game.id == PlayerGame.game_id)
-        .where(finished(family))
-        .subquery()
-    )
-    rows = db.session.execute(
-        db.select(ranked).where((ranked.c.low == 1) | (ranked.c.high == 1))
-        .order_by(ranked.c.variant_key, ranked.c.low)  # the lowest first
-    )
-    found = []
+        .where(finished(family), or_(*wanted))
+        .order_by(PlayerGame.played_on, PlayerGame.game_id)
+    ).all()
+    first = {}
     for row in rows:
-        for title, first in (("Lowest final score", row.low), ("Highest final score", row.high)):
-            if first == 1:
-                name = row.rules.get("name", row.variant_key)  # as the game recorded its rules
-                found.append(Record(title, row.name, row.total, row.game_id, row.played_on, name))
+        first.setdefault((row.variant_key, row.total), row)
+    found = []
+    for key, low, high in extremes:
+        for title, total in (("Lowest final score", low), ("Highest final score", high)):
+            row = first[key, total]
+            name = row.rules.get("name", key)  # as the game recorded its rules
+            found.append(Record(title, row.name, total, row.game_id, row.played_on, name))
     return found
 
 
