@@ -11,7 +11,6 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from sqlalchemy import update
-from sqlalchemy.exc import IntegrityError
 
 from .extensions import db
 from .models import Family, Player, Submission, utcnow
@@ -53,13 +52,12 @@ def once(family_id: int, key: str | None, write: Callable[[], object]) -> None:
     db.session.add(Submission(family_id=family_id, key=key))
     try:
         write()
-    except IntegrityError:
-        db.session.rollback()
-        if not _submitted(family_id, key):
-            raise
-        # The same submission arrived twice at once; the other request stored it.
     except Exception:
         db.session.rollback()  # a refused write leaves its key unstored, whatever comes next
+        # The same submission arriving twice at once: the other request stored it, and this one
+        # failed on its key or was refused by the change the other made first ("already scored").
+        if _submitted(family_id, key):
+            return
         raise
 
 
