@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from .. import rules
 from ..extensions import db
+from ..games.chances import chances_for
 from ..games.service import buy_limits, game_or_404, load_game
 from ..games.table import standings
 from ..models import KEEP, MAX_ID, Family
@@ -86,6 +87,10 @@ def _board(link) -> dict:
         board["reminders"] = rules.round_reminders(game.variant, round_.rules)
         board["limits"] = buy_limits(game, round_)
         board["live"] = True
+    chances = chances_for(game)
+    if chances is not None:
+        board["chances"] = chances
+        board["chance_of"] = {player.id: label for player, label in zip(players, chances.labels)}
     return board
 
 

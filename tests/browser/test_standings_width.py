@@ -36,7 +36,8 @@ def test_eight_players_standings_fit_360_px_with_every_name_and_total(live_serve
     expect = sync_api.expect
     expect(heads).to_have_text(["Rd", "Anna", "Anne", "Bar", "Cy", "Dim", "Ed", "Flo", "Gus"])
     expect(heads.nth(3).locator("abbr")).to_have_attribute("title", "Bartholomew")
-    expect(table.locator("tfoot td")).to_have_text(["60", "40", "40", "40", "60", "60", "60", "60"])
+    expect(table.locator("tfoot td.num")).to_have_text(["60", "40", "40", "40", "60", "60", "60", "60"])
+    expect(table.locator("tfoot td.win")).to_have_count(8)  # each player's chance to win, under the total
     for cell in [*heads.all(), *table.locator("tfoot td").all()]:
         box = cell.bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360, cell.text_content()
