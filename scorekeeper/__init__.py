@@ -41,6 +41,14 @@ def _secret_key(instance_path: Path) -> str:
     return path.read_text().strip()
 
 
+FILTERS = {
+    # Capital first letter, the rest as written ("pair of Aces"), unlike Jinja's capitalize.
+    "sentence": lambda text: text[:1].upper() + text[1:],
+    # A negative number with a real minus sign, which reads better than a hyphen.
+    "minus": lambda number: str(number).replace("-", "\u2212"),
+}
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: config from the instance folder and ``SCOREKEEPER_*`` environment."""
     app = Flask(
@@ -93,8 +101,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.register_blueprint(blueprint)
     access.init_app(app)
     app.jinja_env.globals["preset_keys"] = frozenset(rules.VARIANTS)  # their rules pages are public
-    # Capital first letter, the rest as written ("pair of Aces"), unlike Jinja's capitalize.
-    app.jinja_env.filters["sentence"] = lambda text: text[:1].upper() + text[1:]
+    app.jinja_env.filters.update(FILTERS)
     errors.init_app(app)
     cli.init_app(app)
     page_cache.init_app(app)

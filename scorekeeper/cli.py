@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,8 +16,10 @@ from flask.cli import with_appcontext
 from . import demo
 from .extensions import db
 from .families import RuleError, sole_family
+from .history.seasons import Period, parse_period
 from .models import Family, Game
 from .printing import documents as printing
+from .printing.booklet import booklet_document
 from .transfer import checks, export, importing
 from .web.fields import is_number
 
@@ -118,6 +121,45 @@ def rulecard_command(variant, paper, output):
     _write(document, output)
 
 
+def _season(year: str | None, start: str | None, end: str | None) -> Period:
+    """The season asked for: ``--year``, or ``--from`` and ``--to`` (days, both included)."""
+    if year is not None and start is None and end is None:
+        period = parse_period(year.strip())
+        if period is None or not year.strip().isdigit():
+            raise click.ClickException(f"--year must be a year such as 2026, not '{year}'.")
+        return period
+    if year is None and start is not None and end is not None:
+        period = parse_period(f"{start.strip()}..{end.strip()}")
+        if period is None:
+            raise click.ClickException(
+                f"--from and --to must be dates such as 2026-03-01, the first not after the last, not '{start}' "
+                f"and '{end}'."
+            )
+        return period
+    raise click.ClickException("Give either --year YYYY, or both --from and --to (dates such as 2026-03-01).")
+
+
+@click.command("booklet")
+@click.option("--year", help="The season's year, e.g. 2026.")
+@click.option("--from", "start", help="First day of a season that is not a calendar year, e.g. 2026-03-01.")
+@click.option("--to", "end", help="Last day of that season, e.g. 2026-06-30.")
+@FAMILY
+@PAPER
+@OUTPUT
+@with_appcontext
+def booklet_command(year, start, end, family, paper, output):
+    """Print a season's yearbook: cover, contents, table, charts, records and every finished game's sheet."""
+    period = _season(year, start, end)
+    family = _family(family)
+    began = time.perf_counter()
+    try:
+        document = booklet_document(family, period, paper)
+    except printing.PrintError as error:
+        raise click.ClickException(str(error)) from None
+    _write(document, output)
+    click.echo(f"{period.label}: {document.context['games']} games in {time.perf_counter() - began:.1f} s.")
+
+
 @click.command("export")
 @click.option("--csv", "as_csv", is_flag=True, help="One row per player per round, for spreadsheets.")
 @FAMILY
@@ -182,6 +224,6 @@ def backup_command(output):
 
 
 def init_app(app) -> None:
-    for command in (sheet_command, rulecard_command, export_command, import_command, seed_demo_command,
-                    backup_command):
+    for command in (sheet_command, rulecard_command, booklet_command, export_command, import_command,
+                    seed_demo_command, backup_command):
         app.cli.add_command(command)

@@ -181,6 +181,8 @@ class PlayerGame(db.Model):
         Index("ix_player_game_hands_won", "family_id", "status", "hands_won"),
         Index("ix_player_game_stuck", "family_id", "status", "times_stuck"),
         Index("ix_player_game_streak", "family_id", "status", "won", "played_on", "game_id", "player_id"),
+        # A season's figures and records read only its own days.
+        Index("ix_player_game_season", "family_id", "status", "played_on", "variant_key", "total"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -198,6 +200,29 @@ class PlayerGame(db.Model):
     times_stuck: Mapped[int] = mapped_column(default=0)
     buys: Mapped[int] = mapped_column(default=0)
 
+
+
+class Rating(db.Model):
+    """A player's family rating after one finished game (``rules.ratings``), and the change in
+    the shown figure that game made. Games are rated in order of ``played_at`` then id; a change
+    to a finished game rates it and every later game again (``history.ratings``)."""
+
+    __table_args__ = (
+        UniqueConstraint("game_id", "player_id"),
+        Index("ix_rating_family_order", "family_id", "played_at", "game_id"),
+        Index("ix_rating_player_order", "family_id", "player_id", "played_at", "game_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("player.id"))
+    played_at: Mapped[datetime]  # the game's start: the order games are rated in
+    month: Mapped[str] = mapped_column(String(7))  # "2026-11": a profile charts the rating month by month
+    mu: Mapped[float]
+    sigma: Mapped[float]
+    shown: Mapped[int]  # the figure players see after this game
+    change: Mapped[int]  # ``shown`` minus the figure before it: a season's changes add up exactly
 
 # -- accounts -----------------------------------------------------------------------------
 

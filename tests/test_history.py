@@ -219,12 +219,16 @@ def test_players_page_lists_games_wins_win_rate_and_average_of_finished_games(fa
     page = family.client.get("/players")
     assert page.status_code == 200
     # Most wins first, then the better win rate: Di (1 of 2) before Ann (1 of 4).
-    assert table_rows(page) == [
+    rows = table_rows(page)
+    assert [row[:5] for row in rows] == [
         ["Bob", "4", "3", "75", "18.8"],
         ["Di", "2", "1", "50", "47.5"],
         ["Ann", "4", "1", "25", "42.5"],
         ["Cy", "3", "0", "0", "65.0"],
     ]
+    # The last column is the family rating: Bob, who won three of four, is highest; Cy, who won none, lowest.
+    rating = {row[0]: int(row[5].replace("\u2212", "-")) for row in rows}
+    assert max(rating, key=rating.get) == "Bob" and min(rating, key=rating.get) == "Cy"
 
 
 # Ann, Bob and Cy played under two rule sets, whose points differ: their scores show by rules only.
@@ -253,7 +257,9 @@ BY_RULES = {  # the rules' name, then games, won, average score, per hand, best�
 def test_player_profile_shows_the_hand_worked_figures(family, name):
     page = family.client.get(f"/players/{family.players[name]}")
     assert page.status_code == 200
-    assert stat_grid(page) == PROFILES[name]
+    tiles = stat_grid(page)
+    assert tiles[0].endswith(" Rating")  # the family rating first (tests/test_ratings.py checks its value)
+    assert tiles[1:] == PROFILES[name]
     assert table_rows(page) == BY_RULES[name]
 
 
@@ -266,7 +272,7 @@ def test_best_and_worst_game_link_to_those_games(family):
 def test_a_player_under_two_rule_sets_gets_one_chart_line_for_each(family):
     page = family.client.get(f"/players/{family.players['Ann']}")
     html = page.get_data(as_text=True)
-    assert [title for _, title in polylines(html)] == [FAMILY_7_NAME, SHANGHAI_10_NAME]
+    assert [title for _, title in polylines(html)] == ["Rating", FAMILY_7_NAME, SHANGHAI_10_NAME]
     assert "Scores are compared by rules below" in text_of(page)
     assert "Scores are compared by rules below" not in text_of(family.client.get(f"/players/{family.players['Di']}"))
 
@@ -558,8 +564,12 @@ def test_names_with_html_are_escaped_on_every_history_page(client, app):
 
 def test_player_profile_has_a_chart_of_final_scores_by_month(family):
     html = family.client.get(f"/players/{family.players['Ann']}").get_data(as_text=True)
-    assert html.count("<svg") == 1
-    svg = html[html.index("<svg"):html.index("</svg>")]
+    assert html.count("<svg") == 2
+    # First the rating at the end of each month, one line whatever the rules.
+    rating = html[html.index("<svg"):html.index("</svg>")]
+    assert 'class="axis-title">Rating</text>' in rating and ">2026-02</text>" in rating
+    assert [(len(points), title) for points, title in polylines(rating)] == [(2, "Rating")]
+    svg = html[html.rindex("<svg"):html.rindex("</svg>")]
     assert 'class="axis-title">Final score</text>' in svg
     assert 'class="axis-title">Month</text>' in svg
     assert ">2026-01</text>" in svg and ">2026-02</text>" in svg
@@ -577,11 +587,11 @@ def test_a_player_without_finished_games_has_dashes_and_no_chart(client, app):
     page = client.get(f"/players/{player_ids(app, game_id)['Bob']}")
     assert page.status_code == 200
     assert "<svg" not in page.get_data(as_text=True)
-    assert stat_grid(page) == ["0 games played", "0 games won", "– average final score", "– points per hand",
+    assert stat_grid(page) == ["0 Rating", "0 games played", "0 games won", "– average final score", "– points per hand",
                                "0 hands won (went out) of 0", "0 times stuck", "– buys per hand",
                                "– best game", "– worst game"]
-    assert table_rows(client.get("/players")) == [["Ann", "0", "0", "–", "–"], ["Bob", "0", "0", "–", "–"],
-                                                  ["Cy", "0", "0", "–", "–"]]
+    assert table_rows(client.get("/players")) == [["Ann", "0", "0", "–", "–", "0"], ["Bob", "0", "0", "–", "–", "0"],
+                                                  ["Cy", "0", "0", "–", "–", "0"]]
 
 
 # -- 4. abandon and delete ------------------------------------------------------------------
@@ -600,7 +610,7 @@ def test_abandon_asks_first_then_keeps_the_game_in_history_and_out_of_the_figure
     # kept: Ann 0+5×5 = 25 · Bob 10 · Cy 5+5×5 = 30 — Bob wins
     dropped = play(client, app, "family-7", ["Ann", "Bob", "Cy"], SHORT, skip_first_hand=True)
     ids = player_ids(app, dropped)
-    assert table_rows(client.get("/players")) == [
+    assert [row[:5] for row in table_rows(client.get("/players"))] == [
         ["Ann", "2", "1", "50", "12.5"], ["Bob", "2", "1", "50", "35.0"], ["Cy", "2", "0", "0", "30.0"]]
 
     before = db_snapshot(app)
@@ -617,12 +627,12 @@ def test_abandon_asks_first_then_keeps_the_game_in_history_and_out_of_the_figure
     assert listed_games(history) == [dropped, kept]
     assert texts_by_class(history, "status") == ["abandoned", "finished"]
     assert texts_by_class(history, "history-row")[0].endswith("Ann, Bob, Cy")  # no winner shown
-    assert table_rows(client.get("/players")) == [
+    assert [row[:5] for row in table_rows(client.get("/players"))] == [
         ["Bob", "1", "1", "100", "10.0"], ["Ann", "1", "0", "0", "25.0"], ["Cy", "1", "0", "0", "30.0"]]
     records = table_rows(client.get("/records"))
     assert ["Most hands won in one game", "Bob", "5"] == records[2][:3]  # not Ann's 6 in the abandoned game
     assert ["Longest winning streak (games in a row)", "Bob", "1", ""] == records[4]
-    assert stat_grid(client.get(f"/players/{ids['Ann']}"))[:2] == ["1 games played", "0 games won (0%)"]
+    assert stat_grid(client.get(f"/players/{ids['Ann']}"))[1:3] == ["1 games played", "0 games won (0%)"]
     # Abandoning twice is refused politely.
     again = client.post(f"/games/{dropped}/abandon", follow_redirects=True)
     assert "This game is already abandoned." in text_of(again)

@@ -29,6 +29,7 @@ import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import pytest
 from pypdf import PdfReader
@@ -45,6 +46,7 @@ from scorekeeper.models import (
     Member,
     Player,
     PlayerGame,
+    Rating,
     Result,
     RoundChange,
     Seat,
@@ -73,6 +75,7 @@ OUR_PLAYERS = ["Zebediah", "Ottoline", "Peregrine", "Wilhelmina"]
 JONESES = "The Joneses"
 JONES = "jones"
 JONES_PLAYERS = ["Jasper", "Jemima", "Jolyon"]
+THIS_YEAR = datetime.now(UTC).year  # the games are played today (UTC, as they are stored)
 # House rules of each family, written in the editor (Gran's rules from test_house_rules, renamed).
 OUR_RULES = {**GRAN, "name": "Great-Aunt Hepzibah's Shanghai", "source": "Hepzibah's parlour"}
 JONES_RULES = {**GRAN, "name": "Jolly Jumble Shanghai", "source": "The Joneses' caravan"}
@@ -191,6 +194,9 @@ def build_world(app) -> World:
     jones = strict_client(app, JONES)
     jones_rules = write_rules(jones, JONES_RULES)
     jones_game = play(jones, app, f"house-{jones_rules}", JONES_PLAYERS, [(1, "Jasper", {"Jemima": "K", "Jolyon": "5"})])
+    # A finished game of theirs: a season, ratings and a yearbook of their own.
+    play(jones, app, "family-7", JONES_PLAYERS, [(n, "Jasper", {"Jemima": "K", "Jolyon": "5"}) for n in range(2, 8)],
+         skip_first_hand=True)
     jones_export = jones.get("/export.json").get_data()
     jones_rules_file = jones.get(f"/house-rules/{jones_rules}/rules.json").get_data()
     for kind in ("view", "keep"):
@@ -232,6 +238,7 @@ def family_rows(app, family_id: int) -> dict[str, list[tuple]]:
         "game_round": GameRound.game_id.in_(games),
         "result": Result.round_id.in_(select(GameRound.id).where(GameRound.game_id.in_(games))),
         "player_game": PlayerGame.family_id == family_id,
+        "rating": Rating.family_id == family_id,
         "round_change": RoundChange.game_id.in_(games),
         "share_link": ShareLink.game_id.in_(games),
         "submission": Submission.family_id == family_id,
@@ -430,6 +437,13 @@ ROUTES: dict[str, Route] = {
         own("GET", "/records", shows="Jasper"),
         own("GET", f"/records?a={w.players['Zebediah']}&b={w.players['Ottoline']}"),
         own("GET", f"/records?a={w.jones_players['Jasper']}&b={w.players['Ottoline']}", shows="Jasper")]),
+    "history.seasons_index": route("/seasons", "GET", lambda w: [own("GET", "/seasons")]),
+    "history.season": route("/seasons/<period>", "GET", lambda w: [
+        own("GET", f"/seasons/{THIS_YEAR}", shows="Jasper"),
+        own("GET", f"/seasons/{THIS_YEAR}-01-01..{THIS_YEAR}-12-31", shows="Jasper"),
+        own("GET", f"/seasons/{THIS_YEAR}?from={THIS_YEAR}-01-01&to={THIS_YEAR}-06-30")]),
+    "printing.booklet": route("/seasons/<period>/booklet.pdf", "GET", lambda w: [
+        own("GET", f"/seasons/{THIS_YEAR}/booklet.pdf")]),
     "transfer.export": route("/export.<any(json, csv):kind>", "GET", lambda w: [
         own("GET", "/export.json", shows="Jasper"), own("GET", "/export.csv", shows="Jasper")]),
     "transfer.import_view": route("/import", "GET POST", lambda w: [

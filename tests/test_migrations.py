@@ -27,7 +27,8 @@ from alembic.migration import MigrationContext
 
 from scorekeeper import create_app, rules, upgrade
 from scorekeeper.extensions import db
-from scorekeeper.models import PlayerGame, RoundChange
+from scorekeeper.history import ratings
+from scorekeeper.models import Family, PlayerGame, Rating, RoundChange
 from tests import helpers
 from tests.helpers import (
     POSTGRES_URL,
@@ -307,6 +308,14 @@ def assert_app_shows_the_games(app, data: FirstSchemaData) -> None:
     assert stored_points(app, fresh) == {1: {"Fay": 10, "Gus": 0, "Hal": 5}}
 
 
+
+def rating_rows() -> list[tuple]:
+    return [tuple(row) for row in db.session.execute(
+        sa.select(Rating.game_id, Rating.player_id, Rating.shown, Rating.change, Rating.month)
+        .order_by(Rating.game_id, Rating.player_id)
+    )]
+
+
 # -- 1. a database filled at the first revision comes up to the newest one ----------------------
 
 
@@ -331,8 +340,14 @@ def test_database_filled_at_first_revision_upgrades_with_its_data(empty_url, leg
     assert schema_differences(app, db.metadata) == []  # the upgraded schema is the models' schema
     assert_rows_intact(app, data)
     with app.app_context():
-        for name in head_tables() - set(FIRST_TABLES) - {"alembic_version"}:
+        for name in head_tables() - set(FIRST_TABLES) - {"alembic_version", "rating"}:
             assert db.session.execute(sa.text(f"SELECT COUNT(*) FROM {name}")).scalar_one() == 0, name
+        # The finished game is rated by the upgrade, exactly as the app rates it.
+        upgraded = rating_rows()
+        assert len(upgraded) == len(data.finished_totals) and any(row[3] for row in upgraded)
+        for family_id in db.session.execute(sa.select(Family.id)).scalars():
+            ratings.rebuild(family_id)
+        assert rating_rows() == upgraded
     assert_app_shows_the_games(app, data)
 
     # A second start finds nothing to do and changes nothing.

@@ -13,6 +13,7 @@ from sqlalchemy.orm import attributes, joinedload, selectinload
 from .. import rules
 from ..extensions import db
 from ..families import RuleError, commit_for
+from ..history import ratings
 from ..models import (
     ABANDONED,
     FINISHED,
@@ -258,8 +259,9 @@ def abandon_game(game: Game) -> None:
 
 
 def delete_game(game: Game) -> None:
-    """Remove a game with all its hands and its summary."""
+    """Remove a game with all its hands, its summary and its ratings."""
     db.session.execute(db.delete(PlayerGame).where(PlayerGame.game_id == game.id))
+    ratings.rate_from(game.family_id, game.started_at, game.id)  # the later games, without this one
     db.session.execute(db.delete(RoundChange).where(RoundChange.game_id == game.id))
     db.session.execute(db.delete(ShareLink).where(ShareLink.game_id == game.id))
     db.session.delete(game)

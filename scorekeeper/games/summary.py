@@ -10,6 +10,7 @@ from sqlalchemy.orm import attributes
 
 from .. import rules
 from ..extensions import db
+from ..history import ratings
 from ..models import FINISHED, Game, PlayerGame
 
 SUMMARY_FIELDS = ("status", "hands_played", "total", "won", "hands_won", "times_stuck", "buys")
@@ -24,7 +25,8 @@ def mark_changed(row, names) -> None:
 def refresh_summary(game: Game, new: bool = False) -> None:
     """Recompute the game's one-row-per-player summary (``PlayerGame``) from its hands.
 
-    ``new`` says the game was just created, so there are no rows to look up.
+    ``new`` says the game was just created, so there are no rows to look up. A game that
+    finishes, or that was finished and changes, is rated again with every later game.
     """
     rows = {} if new else {
         row.player_id: row
@@ -32,6 +34,7 @@ def refresh_summary(game: Game, new: bool = False) -> None:
             db.select(PlayerGame).where(PlayerGame.game_id == game.id)
         ).scalars()
     }
+    was_finished = any(row.status == FINISHED for row in rows.values())
     recorded = [
         [{"points": r.points, "went_out": r.went_out, "laid_down": r.laid_down, "buys": r.buys} for r in round_.results]
         for round_ in game.rounds if round_.recorded_at is not None
@@ -48,6 +51,8 @@ def refresh_summary(game: Game, new: bool = False) -> None:
             setattr(row, name, value)
         if row.id is not None:
             mark_changed(row, SUMMARY_FIELDS)
+    if was_finished or game.status == FINISHED:
+        ratings.rate_from(game.family_id, game.started_at, game.id)
 
 
 def summary_rows(

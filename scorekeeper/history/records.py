@@ -24,13 +24,13 @@ class Record:
     rules_name: str | None = None  # a score record holds within one rule set: its name
 
 
-def score_records(family: Family) -> list[Record]:
+def score_records(family: Family, period: tuple[date, date] | None = None) -> list[Record]:
     """The lowest and highest final score under each rule set (their points differ several-fold,
     so a score is only compared with scores under the same rules), the earlier game first where
     two share one: two queries, the second reading only the games with those scores."""
     extremes = db.session.execute(
         db.select(PlayerGame.variant_key, func.min(PlayerGame.total), func.max(PlayerGame.total))
-        .where(finished(family))
+        .where(finished(family, period))
         .group_by(PlayerGame.variant_key)
         .order_by(PlayerGame.variant_key)
     ).all()
@@ -44,7 +44,7 @@ def score_records(family: Family) -> list[Record]:
                   Player.name, Game.rules)
         .join(Player, Player.id == PlayerGame.player_id)
         .join(Game, Game.id == PlayerGame.game_id)
-        .where(finished(family), or_(*wanted))
+        .where(finished(family, period), or_(*wanted))
         .order_by(PlayerGame.played_on, PlayerGame.game_id)
     ).all()
     first = {}
@@ -59,12 +59,13 @@ def score_records(family: Family) -> list[Record]:
     return found
 
 
-def records_of(family: Family) -> list[Record]:
-    """The family's records over finished games: scores per rule set, then the rest."""
+def records_of(family: Family, period: tuple[date, date] | None = None) -> list[Record]:
+    """The family's records over finished games (of a season, with ``period``): scores per rule
+    set, then the rest."""
     named = (
         db.select(PlayerGame, Player.name)
         .join(Player, Player.id == PlayerGame.player_id)
-        .where(finished(family))
+        .where(finished(family, period))
     )
 
     def top(title, order, value):
@@ -75,17 +76,17 @@ def records_of(family: Family) -> list[Record]:
         return Record(title, name, value(summary), summary.game_id, summary.played_on)
 
     found = [
-        *score_records(family),
+        *score_records(family, period),
         top("Most hands won in one game", PlayerGame.hands_won.desc(), lambda s: s.hands_won),
         top("Stuck most often in one game", PlayerGame.times_stuck.desc(), lambda s: s.times_stuck),
     ]
-    streak = longest_streak(family)
+    streak = longest_streak(family, period)
     if streak:
         found.append(Record("Longest winning streak (games in a row)", streak[0], streak[1], None, None))
     return [r for r in found if r is not None]
 
 
-def longest_streak(family: Family) -> tuple[str, int] | None:
+def longest_streak(family: Family, period: tuple[date, date] | None = None) -> tuple[str, int] | None:
     """The most finished games in a row won by one player (a shared win continues a streak).
 
     Gaps and islands in SQL: number the family's won games in date order; within one player's wins,
@@ -96,7 +97,7 @@ def longest_streak(family: Family) -> tuple[str, int] | None:
             PlayerGame.player_id,
             func.dense_rank().over(order_by=(PlayerGame.played_on, PlayerGame.game_id)).label("n"),
         )
-        .where(finished(family), PlayerGame.won)
+        .where(finished(family, period), PlayerGame.won)
         .subquery()
     )
     islands = db.select(

@@ -126,9 +126,11 @@ def in_progress(family: Family, limit: int = 20) -> list[GameInPlay]:
 # -- players ------------------------------------------------------------------------------
 
 
-def finished(family: Family):
-    """Rows of the family's finished games: the only ones statistics count."""
-    return and_(PlayerGame.family_id == family.id, PlayerGame.status == FINISHED)
+def finished(family: Family, period: tuple[date, date] | None = None):
+    """Rows of the family's finished games (played within ``period``, both days included): the
+    only ones statistics count."""
+    rows = and_(PlayerGame.family_id == family.id, PlayerGame.status == FINISHED)
+    return and_(rows, PlayerGame.played_on.between(*period)) if period else rows
 
 
 @dataclass

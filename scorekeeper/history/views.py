@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from datetime import date
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from ..families import family_players
 from ..house_rules.service import variant_names
 from ..models import ABANDONED, FINISHED, IN_PROGRESS, MAX_ID, Player
+from ..rules.ratings import MEANING
 from ..web.access import current_family, family_get_or_404
 from ..web.fields import is_number
 from ..web.page_cache import cached_page
-from . import charts, stats
+from . import charts, ratings, seasons, stats
 from .records import head_to_head, records_of
 
 bp = Blueprint("history", __name__)
@@ -69,7 +70,9 @@ def index():
 @cached_page
 def players():
     family = current_family()
-    return render_template("history/players.html", lines=stats.player_table(family))
+    lines = stats.player_table(family)
+    shown = ratings.shown_now(family.id, [line.player.id for line in lines])
+    return render_template("history/players.html", lines=lines, ratings=shown, meaning=MEANING)
 
 
 @bp.get("/players/<int:player_id>")
@@ -90,7 +93,19 @@ def player(player_id: int):
         y_title="Final score",
         label=f"{person.name}'s average final score by month",
     )
-    return render_template("history/player.html", figures=figures, chart=chart, variant_names=names)
+    rated = ratings.by_month(family.id, person.id)
+    rating_chart = charts.line_chart(
+        [("Rating", [shown for _, shown in rated])],
+        [month for month, _ in rated],
+        x_title="Month",
+        y_title="Rating",
+        label=f"{person.name}'s rating at the end of each month",
+    ) if len(rated) > 1 else None
+    return render_template(
+        "history/player.html", figures=figures, chart=chart, variant_names=names,
+        rating=rated[-1][1] if rated else 0, rating_chart=rating_chart, meaning=MEANING,
+        seasons=sorted({int(month[:4]) for month, _ in rated}, reverse=True),
+    )
 
 
 @bp.get("/records")
@@ -113,3 +128,45 @@ def records():
         second=second,
         duel=duel,
     )
+
+
+@bp.get("/seasons")
+def seasons_index():
+    """The newest season with finished games (this year's before the first)."""
+    years = seasons.played_years(current_family())
+    return redirect(url_for("history.season", period=years[0] if years else date.today().year))
+
+
+@bp.get("/seasons/<period>")
+@cached_page
+def season(period: str):
+    """A year (``/seasons/2026``) or any range of days (``/seasons/2026-03-01..2026-06-30``)."""
+    chosen = seasons.parse_period(period)
+    if chosen is None:
+        abort(404, "No such season: use a year such as 2026, or two dates such as 2026-03-01..2026-06-30.")
+    errors: dict[str, str] = {}
+    if "from" in request.args or "to" in request.args:
+        # The form for any range of days: two good dates become the season's own address.
+        start, end = _date_arg("from", errors), _date_arg("to", errors)
+        for name, value in (("from", start), ("to", end)):
+            if value is None and name not in errors:
+                errors[name] = "Choose a date."
+        if start and end and start > end:
+            errors["to"] = "The last day cannot come before the first."
+        if not errors:
+            return redirect(url_for("history.season", period=seasons.Period(start, end).slug))
+    family = current_family()
+    figures = seasons.season(family, chosen)
+    months, series = seasons.ratings_by_month(family, chosen)
+    names = {line.player.id: line.player.name for line in figures.lines}
+    chart = charts.line_chart(
+        [(names[pid], values) for pid, values in series.items() if pid in names],
+        months,
+        x_title="Month",
+        y_title="Rating",
+        label=f"Ratings through {figures.period.label}",
+    ) if len(months) > 1 else None
+    return render_template(
+        "history/season.html", season=figures, chart=chart, meaning=MEANING, errors=errors, args=request.args
+    )
+

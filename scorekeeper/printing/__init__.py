@@ -1,1 +1,1 @@
-"""Printing: score sheets and rule cards, their PDF rendering and cache, the download views."""
+"""Printing: score sheets, rule cards and a season's yearbook, their PDF rendering and cache, the download views."""

@@ -7,10 +7,12 @@ from flask import Blueprint, abort, render_template, request, url_for
 
 from .. import rules
 from ..games.service import game_or_404
+from ..history.seasons import parse_period
 from ..house_rules.service import family_variants
 from ..web.access import current_family, keeper_page, public
 from ..web.fields import is_number
 from . import documents
+from .booklet import booklet_document
 from .responses import paper, send_pdf, send_rule_card
 
 bp = Blueprint("printing", __name__)
@@ -56,6 +58,19 @@ def game_sheet(game_id: int):
     game = game_or_404(game_id)
     sheet = documents.filled_sheet(game, current_family().name)
     return send_pdf(documents.sheet_document(sheet, paper()))
+
+
+@bp.get("/seasons/<period>/booklet.pdf")
+def booklet(period: str):
+    """The season's yearbook: cover, contents, table, charts, records and every finished game's sheet."""
+    chosen = parse_period(period)
+    if chosen is None:
+        abort(404, "No such season: use a year such as 2026, or two dates such as 2026-03-01..2026-06-30.")
+    try:
+        document = booklet_document(current_family(), chosen, paper())
+    except documents.PrintError as error:
+        abort(404, str(error))
+    return send_pdf(document)
 
 
 @bp.get("/games/<int:game_id>/rules.pdf")

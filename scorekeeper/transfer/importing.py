@@ -14,6 +14,7 @@ from .. import rules
 from ..extensions import db
 from ..families import commit_for, family_players
 from ..games.summary import summary_rows
+from ..history import ratings
 from ..house_rules.service import add_imported_rules
 from ..models import HOUSE_PREFIX, Family, Game, GameRound, Member, Player, PlayerGame, Result, RoundChange, Seat
 from .checks import when
@@ -68,6 +69,8 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
         player_ids = {name: player.id for name, player in players.items()}
         for start in range(0, len(fresh), CHUNK):
             _write_games(family.id, fresh[start:start + CHUNK], player_ids, keys, members)
+        if fresh:
+            ratings.rate_from(family.id, min(when(entry, "started_at", "") for entry in fresh))
         if fresh or changed:
             commit_for(family.id)
     except Exception:

@@ -94,6 +94,7 @@ PAGES = {
     "player-profile": (MEMBER, "/players/{player}"),
     "players": (MEMBER, "/players"),
     "records": (MEMBER, "/records?a={player}&b={rival}"),
+    "season": (MEMBER, "/seasons"),  # the newest season: the demo history ends today
     "family": (MEMBER, "/family"),
     "import": (MEMBER, "/import"),
     "print": (MEMBER, "/print"),

@@ -113,9 +113,12 @@ def test_history_pages_fit_a_phone_and_draw_their_charts(page):
     assert page.locator("svg.chart polyline").count() >= 3
     sync_api.expect(page.locator("svg.chart")).to_have_attribute("aria-label", "Running totals by round")
     page.goto(page.base_url + "/players/1")
-    # One line for each rule set the player played: their scores are not on one scale.
+    # The rating over time, one line; then final scores with one line for each rule set the player
+    # played: their scores are not on one scale.
     rule_sets = page.locator("table.by-rules tbody").count()
-    assert rule_sets >= 2 and page.locator("svg.chart polyline").count() == rule_sets
+    charts = page.locator("svg.chart")
+    assert charts.count() == 2 and charts.first.locator("polyline").count() == 1
+    assert rule_sets >= 2 and charts.last.locator("polyline").count() == rule_sets
 
 
 def test_invite_link_lets_a_second_phone_join_the_family(page):

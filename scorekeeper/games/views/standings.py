@@ -6,10 +6,13 @@ from __future__ import annotations
 from flask import flash, redirect, render_template, request, url_for
 
 from ...families import RuleError
+from ...history import ratings
 from ...history.charts import line_chart
+from ...rules.ratings import MEANING
 from ...web.access import acting_person, keeper_page
 from ...web.page_cache import cached_page
 from .. import service as games
+from ..chances import chances_for
 from ..hands import round_changes, undo_last_round
 from ..service import game_or_404
 from ..table import short_names
@@ -40,6 +43,9 @@ def standings(game_id: int):
         short=short_names([p.name for p in table.players]) if len(table.players) > 4 else None,
         chart=chart,
         changes=round_changes(game),
+        chances=chances_for(game),
+        rating_changes=ratings.game_changes(game.id) if table.finished else {},
+        rating_meaning=MEANING,
     )
 
 

@@ -1,0 +1,116 @@
+"""Family ratings kept with the games (``Rating`` rows, worked out by ``rules.ratings``).
+
+Finishing a game rates it. A change to a finished game (an edit, an undo, its deletion) or
+games imported into the past rate that game and every later one again, from the ratings the
+players had before it: the rows always equal a rating of the whole history in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import groupby
+
+from sqlalchemy import and_, insert, or_, select, union_all
+
+from ..extensions import db
+from ..models import FINISHED, Game, PlayerGame, Rating
+from ..rules import ratings as model
+
+
+def rate_from(family_id: int, played_at: datetime | None = None, game_id: int = 0) -> None:
+    """Rate again every finished game of the family from ``(played_at, game_id)`` on, in order;
+    ``None`` rates the whole history."""
+    later = _from(Rating.played_at, Rating.game_id, played_at, game_id)
+    db.session.execute(db.delete(Rating).where(Rating.family_id == family_id, *later))
+    rows = db.session.execute(
+        select(PlayerGame.game_id, PlayerGame.player_id, PlayerGame.total, Game.started_at)
+        .join(Game, Game.id == PlayerGame.game_id)
+        .where(PlayerGame.family_id == family_id, PlayerGame.status == FINISHED,
+               *_from(Game.started_at, Game.id, played_at, game_id))
+        .order_by(Game.started_at, Game.id, PlayerGame.player_id)
+    ).all()
+    if not rows:
+        return
+    started = {row.game_id: row.started_at for row in rows}
+    games = [(gid, [(r.player_id, r.total) for r in seats]) for gid, seats in groupby(rows, lambda r: r.game_id)]
+    start = latest(family_id, {r.player_id for r in rows}) if played_at is not None else {}
+    new = [
+        {"family_id": family_id, "game_id": rated.game_id, "player_id": rated.player_id,
+         "played_at": started[rated.game_id], "month": started[rated.game_id].strftime("%Y-%m"),
+         "mu": rated.skill.mu, "sigma": rated.skill.sigma, "shown": rated.skill.shown, "change": rated.change}
+        for rated in model.replay(games, {pid: skill for pid, (skill, _) in start.items()})
+    ]
+    for at in range(0, len(new), 2000):
+        db.session.execute(insert(Rating), new[at:at + 2000])
+
+
+def rebuild(family_id: int) -> None:
+    """Rate the family's whole history again (the ``ratings`` command; after an import)."""
+    rate_from(family_id, None)
+
+
+def _from(at_column, id_column, played_at: datetime | None, game_id: int) -> list:
+    """Conditions for rows at or after ``(played_at, game_id)`` in rating order."""
+    if played_at is None:
+        return []
+    return [or_(at_column > played_at, and_(at_column == played_at, id_column >= game_id))]
+
+
+def latest(family_id: int, player_ids: Iterable[int]) -> dict[int, tuple[model.Skill, datetime]]:
+    """Each player's newest rating and when its game was played (players never rated are left
+    out). One statement: an indexed look-up per player, whatever the size of the history."""
+    newest = [
+        select(Rating.player_id, Rating.mu, Rating.sigma, Rating.played_at)
+        .where(Rating.family_id == family_id, Rating.player_id == player_id)
+        .order_by(Rating.played_at.desc(), Rating.game_id.desc())
+        .limit(1)
+        .subquery()
+        for player_id in sorted(set(player_ids))
+    ]
+    if not newest:
+        return {}
+    rows = db.session.execute(union_all(*(select(sub) for sub in newest))).all()
+    return {row.player_id: (model.Skill(row.mu, row.sigma), row.played_at) for row in rows}
+
+
+def shown_now(family_id: int, player_ids: Iterable[int]) -> dict[int, int]:
+    """Each player's rating as shown (0 for a player with no finished game yet)."""
+    ids = list(player_ids)
+    found = latest(family_id, ids)
+    return {pid: found[pid][0].shown if pid in found else 0 for pid in ids}
+
+
+@dataclass(frozen=True)
+class GameChange:
+    """A player's rating after a finished game and what the game changed."""
+
+    shown: int
+    change: int
+
+
+def game_changes(game_id: int) -> dict[int, GameChange]:
+    """What a finished game did to each player's rating, by player id (empty otherwise)."""
+    rows = db.session.execute(
+        select(Rating.player_id, Rating.shown, Rating.change).where(Rating.game_id == game_id)
+    ).all()
+    return {row.player_id: GameChange(row.shown, row.change) for row in rows}
+
+
+def by_month(family_id: int, player_id: int) -> list[tuple[str, int]]:
+    """The player's rating at the end of each month they played a finished game, oldest first."""
+    last = (
+        select(Rating.month, db.func.max(Rating.played_at).label("at"))
+        .where(Rating.family_id == family_id, Rating.player_id == player_id)
+        .group_by(Rating.month)
+        .subquery()
+    )
+    rows = db.session.execute(
+        select(Rating.month, Rating.shown, Rating.game_id)
+        .join(last, and_(Rating.month == last.c.month, Rating.played_at == last.c.at))
+        .where(Rating.family_id == family_id, Rating.player_id == player_id)
+        .order_by(Rating.month, Rating.game_id)
+    ).all()
+    # Two games started at the same minute: the later one (by id) is the month's last.
+    return list({row.month: row.shown for row in rows}.items())

@@ -1,0 +1,186 @@
+"""A season of a family's games: a calendar year (``2026``) or any range of days
+(``2026-03-01..2026-06-30``). Each player's games, wins, average final score, hands won and
+rating change; the champion, the most improved player and the season's records."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+
+from sqlalchemy import case, func
+
+from ..extensions import db
+from ..models import FINISHED, Family, Game, Player, PlayerGame, Rating
+from .records import Record, records_of
+from .stats import finished
+
+_YEAR = re.compile(r"(\d{4})")
+_RANGE = re.compile(r"(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})")
+# Fewer games than this and a rise in rating says little: no "most improved" for them.
+IMPROVED_MIN_GAMES = 3
+
+
+@dataclass(frozen=True)
+class Period:
+    """The days a season covers, both included."""
+
+    start: date
+    end: date
+
+    @property
+    def is_year(self) -> bool:
+        return (self.start.month, self.start.day, self.end.month, self.end.day) == (1, 1, 12, 31) and \
+            self.start.year == self.end.year
+
+    @property
+    def slug(self) -> str:
+        """How the season is written in its address: ``2026`` or ``2026-03-01..2026-06-30``."""
+        return str(self.start.year) if self.is_year else f"{self.start.isoformat()}..{self.end.isoformat()}"
+
+    @property
+    def label(self) -> str:
+        if self.is_year:
+            return f"Season {self.start.year}"
+        return f"{_day(self.start)} – {_day(self.end)}"
+
+    @property
+    def days(self) -> tuple[date, date]:
+        return self.start, self.end
+
+    @property
+    def moments(self) -> tuple[datetime, datetime]:
+        """From the first moment of the first day to (not including) the day after the last."""
+        return datetime.combine(self.start, time.min), datetime.combine(self.end + timedelta(days=1), time.min)
+
+
+def _day(day: date) -> str:
+    return f"{day.day} {day.strftime('%b %Y')}"
+
+
+def parse_period(text: str) -> Period | None:
+    """A season from its address, or ``None`` when it is not one (a year from 1900 to 9998, or
+    two dates with the first not after the second)."""
+    if match := _YEAR.fullmatch(text):
+        year = int(match.group(1))
+        return Period(date(year, 1, 1), date(year, 12, 31)) if 1900 <= year <= 9998 else None
+    if match := _RANGE.fullmatch(text):
+        try:
+            start, end = date.fromisoformat(match.group(1)), date.fromisoformat(match.group(2))
+        except ValueError:
+            return None
+        return Period(start, end) if start <= end else None
+    return None
+
+
+@dataclass
+class SeasonLine:
+    player: Player
+    games: int = 0
+    wins: int = 0
+    average: float | None = None
+    hands: int = 0
+    hands_won: int = 0
+    rating_change: int = 0
+
+
+@dataclass
+class Season:
+    period: Period
+    lines: list[SeasonLine]  # the champion first: most wins, then the best rise in rating
+    champions: list[SeasonLine]  # several on a tie
+    most_improved: SeasonLine | None
+    records: list[Record]
+    games: int  # finished games in the season
+    years: list[int] = field(default_factory=list)  # every year the family has finished games in
+
+
+def season(family: Family, period: Period) -> Season:
+    """The season's table, champion, most improved player and records (finished games only)."""
+    rows = db.session.execute(
+        db.select(
+            Player,
+            func.count(),
+            func.sum(case((PlayerGame.won, 1), else_=0)),
+            func.avg(PlayerGame.total),
+            func.sum(PlayerGame.hands_played),
+            func.sum(PlayerGame.hands_won),
+        )
+        .join(Player, Player.id == PlayerGame.player_id)
+        .where(finished(family, period.days))
+        .group_by(Player.id)
+    ).all()
+    changes = rating_changes(family, period)
+    lines = [
+        SeasonLine(player, games, wins, float(average), hands, hands_won, changes.get(player.id, 0))
+        for player, games, wins, average, hands, hands_won in rows
+    ]
+    lines.sort(key=lambda line: (-line.wins, -line.rating_change, line.player.name))
+    champions = [
+        line for line in lines
+        if line.wins and (line.wins, line.rating_change) == (lines[0].wins, lines[0].rating_change)
+    ]
+    improved = [line for line in lines if line.games >= IMPROVED_MIN_GAMES and line.rating_change > 0]
+    games = db.session.execute(
+        db.select(func.count()).select_from(Game)
+        .where(Game.family_id == family.id, Game.status == FINISHED, Game.started_at >= period.moments[0],
+               Game.started_at < period.moments[1])
+    ).scalar_one()
+    return Season(
+        period, lines, champions,
+        max(improved, key=lambda line: (line.rating_change, -line.games)) if improved else None,
+        records_of(family, period.days), games, played_years(family),
+    )
+
+
+def rating_changes(family: Family, period: Period) -> dict[int, int]:
+    """What the season's games changed in each player's rating (the changes add up exactly)."""
+    start, end = period.moments
+    return dict(db.session.execute(
+        db.select(Rating.player_id, func.sum(Rating.change))
+        .where(Rating.family_id == family.id, Rating.played_at >= start, Rating.played_at < end)
+        .group_by(Rating.player_id)
+    ).all())
+
+
+def played_years(family: Family) -> list[int]:
+    """The years from the family's first finished game to its last, newest first."""
+    first, last = db.session.execute(
+        db.select(func.min(Game.started_at), func.max(Game.started_at))
+        .where(Game.family_id == family.id, Game.status == FINISHED)
+    ).one()
+    return list(range(last.year, first.year - 1, -1)) if first else []
+
+
+def season_games(family: Family, period: Period) -> list[int]:
+    """The season's finished games, oldest first."""
+    start, end = period.moments
+    return list(db.session.execute(
+        db.select(Game.id)
+        .where(Game.family_id == family.id, Game.status == FINISHED, Game.started_at >= start,
+               Game.started_at < end)
+        .order_by(Game.started_at, Game.id)
+    ).scalars())
+
+
+def ratings_by_month(family: Family, period: Period) -> tuple[list[str], dict[int, list[int | None]]]:
+    """Each player's rating at the end of every month of the season they finished a game in:
+    the months, and per player id one value per month (``None`` before their first game)."""
+    start, end = period.moments
+    rows = db.session.execute(
+        db.select(Rating.player_id, Rating.month, Rating.shown)
+        .where(Rating.family_id == family.id, Rating.played_at >= start, Rating.played_at < end)
+        .order_by(Rating.played_at, Rating.game_id)
+    ).all()
+    months = sorted({row.month for row in rows})
+    last: dict[int, dict[str, int]] = {}
+    for row in rows:
+        last.setdefault(row.player_id, {})[row.month] = row.shown
+    series = {}
+    for player_id, by_month in last.items():
+        value, values = None, []
+        for month in months:
+            value = by_month.get(month, value)
+            values.append(value)
+        series[player_id] = values
+    return months, series

@@ -1,0 +1,249 @@
+"""The printed yearbook of a season: its pages read back from the PDF, the games it holds, the
+command line and the download (sign-in, ETag, 404)."""
+
+import io
+import re
+from datetime import date, datetime
+
+import pytest
+from flask import render_template
+from flask.testing import FlaskClient
+from pypdf import PdfReader
+from sqlalchemy import update
+
+from scorekeeper.demo import seed_demo
+from scorekeeper.extensions import db
+from scorekeeper.families import commit_for
+from scorekeeper.history.seasons import parse_period
+from scorekeeper.models import FINISHED, Family, Game
+from scorekeeper.printing import booklet, documents
+from tests import test_rules_limits as limits_tests
+from tests.helpers import TEST_USERNAME, add_member, new_game, sign_in_session, strict_client, text_of
+
+FRONT_PAGES = 5  # cover, contents, table, charts, records
+PAGE_SIZES = {"letter": (792, 612), "a4": (841.89, 595.28)}  # points, landscape
+SEASON_PAGE_LINK = re.compile(r'href="(/seasons/2026/booklet\.pdf)"')
+
+
+def seed_seasons(app, client) -> list[tuple[int, date]]:
+    """Three finished games in 2025, six in 2026 and an unfinished one in May 2026: the finished
+    2026 games (id, day), oldest first."""
+    with app.app_context():
+        family = db.session.execute(db.select(Family).where(Family.name == "Our family")).scalar_one()
+        seed_demo(family, 3, seed=1, end=datetime(2025, 12, 28))
+        seed_demo(family, 3, seed=2, end=datetime(2026, 3, 31))
+        seed_demo(family, 3, seed=3, end=datetime(2026, 6, 30))
+        family_id = family.id
+    unfinished = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    with app.app_context():
+        db.session.execute(update(Game).where(Game.id == unfinished).values(started_at=datetime(2026, 5, 15, 12)))
+        commit_for(family_id)
+        return season_games(family_id, 2026)
+
+
+def season_games(family_id: int, year: int) -> list[tuple[int, date]]:
+    rows = db.session.execute(
+        db.select(Game.id, Game.started_at)
+        .where(Game.family_id == family_id, Game.status == FINISHED,
+               Game.started_at >= datetime(year, 1, 1), Game.started_at < datetime(year + 1, 1, 1))
+        .order_by(Game.started_at, Game.id)
+    ).all()
+    return [(game_id, started.date()) for game_id, started in rows]
+
+
+def booklet_html(app, period: str = "2026", family: str = "Our family") -> str:
+    with app.app_context():
+        chosen = db.session.execute(db.select(Family).where(Family.name == family)).scalar_one()
+        document = booklet.booklet_document(chosen, parse_period(period), "letter")
+        return render_template(document.template, **document.context)
+
+
+def booklet_pdf(app, paper: str) -> bytes:
+    with app.app_context():
+        family = db.session.execute(db.select(Family).where(Family.name == "Our family")).scalar_one()
+        return documents.render(booklet.booklet_document(family, parse_period("2026"), paper))
+
+
+def page_texts(pdf: bytes) -> tuple[list[str], list[tuple[float, float]]]:
+    reader = PdfReader(io.BytesIO(pdf))
+    sizes = [(float(page.mediabox.width), float(page.mediabox.height)) for page in reader.pages]
+    return [page.extract_text() for page in reader.pages], sizes
+
+
+def leaders(text: str) -> list[tuple[str, int]]:
+    """The lines of the contents that end in dots and a page number: (what, page)."""
+    return [(what.strip(), int(page)) for what, page in re.findall(r"^(.+?) ?\.{3,} ?(\d+)$", text, flags=re.M)]
+
+
+@pytest.mark.parametrize("paper", ["letter", pytest.param("a4", marks=pytest.mark.slow)])
+def test_the_yearbook_has_a_cover_and_contents_pointing_at_the_right_pages_then_one_page_per_game(app, client, paper):
+    games = seed_seasons(app, client)
+    pages, sizes = page_texts(booklet_pdf(app, paper))
+    assert len(pages) == FRONT_PAGES + len(games)
+    width, height = PAGE_SIZES[paper]
+    assert all(abs(w - width) < 1 and abs(h - height) < 1 for w, h in sizes), sizes
+
+    cover = " ".join(pages[0].split())
+    assert "Our family" in cover and "Season 2026" in cover and "Champion:" in cover
+    assert f"{len(games)} finished games" in cover
+
+    entries = leaders(pages[1])
+    assert pages[1].startswith("Contents")
+    sections = dict(entries[:4])
+    table, charts, records = (pages[sections[name] - 1] for name in ("The season's table", "Charts", "The season's records"))
+    assert table.startswith("The season's table") and "Average final score" in table
+    assert charts.startswith("Charts") and "Wins" in charts
+    assert records.startswith("The season's records") and "Lowest final score" in records
+    first_game = sections["The games: every score sheet"]
+    assert first_game == FRONT_PAGES + 1
+
+    # The index of games: each by its day, on the page that holds its sheet, oldest first.
+    index = entries[4:]
+    assert [page for _, page in index] == list(range(first_game, first_game + len(games)))
+    for (entry, page), (_, day) in zip(index, games):
+        assert entry.startswith(f"{day.day} {day:%b}"), entry
+        sheet = pages[page - 1]
+        assert "score sheet" in sheet and f"Our family · {day.isoformat()}" in sheet
+        assert f"Winner: {entry.split(maxsplit=2)[2]}" in " ".join(sheet.split())
+        assert f"page {page} of {len(pages)}" in sheet  # the footer
+    assert not any("in progress" in page or "· 2025-" in page for page in pages)
+
+    # Each record with a game names the page of that game's sheet.
+    references = re.findall(r"(\d{4}-\d{2}-\d{2}) (\d+)$", records, flags=re.M)
+    assert references
+    for day, page in references:
+        assert f"Our family · {day}" in pages[int(page) - 1]
+
+
+def test_the_yearbook_holds_the_seasons_finished_games_of_this_family_only(app, client):
+    games = seed_seasons(app, client)
+    family_id, _ = add_member(app, "Other family", "other")
+    with app.app_context():
+        seed_demo(db.session.get(Family, family_id), 4, seed=9, end=datetime(2026, 8, 1))
+    html = booklet_html(app)
+    assert re.findall(r'<section class="game layout-\d+" id="game-(\d+)"', html) == [str(i) for i, _ in games]
+    # The sheets' shared style once, their sizes once per layout: not once per game.
+    layouts = set(re.findall(r'<section class="game (layout-\d+)"', html))
+    assert html.count("<style>") == 1 + 1 + len(layouts) + 1  # and the chart's ink for paper
+    assert '<svg class="chart"' in html and "<style>text { fill: #000" in html
+
+    spring = booklet_html(app, "2026-05-01..2026-06-30")
+    ids = re.findall(r'id="game-(\d+)"', spring)
+    assert ids and ids == [str(i) for i, day in games if day >= date(2026, 5, 1)]
+    assert "1 May 2026 – 30 Jun 2026" in text_of(spring)
+
+    other = booklet_html(app, family="Other family")
+    assert not set(re.findall(r'id="game-(\d+)"', other)) & {str(i) for i, _ in games}
+
+
+def fake_renderer(monkeypatch) -> list[str]:
+    """PDFs without WeasyPrint: the HTML each render was asked for is kept."""
+    asked = []
+
+    def html_to_pdf(html: str) -> bytes:
+        asked.append(html)
+        return b"%PDF-1.7 fake"
+
+    monkeypatch.setattr(documents, "html_to_pdf", html_to_pdf)
+    return asked
+
+
+def test_the_download_needs_sign_in_answers_304_to_its_etag_and_404_to_a_season_it_cannot_print(
+        app, client, monkeypatch):
+    rendered = fake_renderer(monkeypatch)
+    seed_seasons(app, client)
+    url = SEASON_PAGE_LINK.search(client.get("/seasons/2026").get_data(as_text=True)).group(1)
+    assert strict_client(app, None).get(url).status_code == 302  # to the sign-in page
+
+    first = client.get(url + "?paper=a4")
+    assert first.status_code == 200 and first.mimetype == "application/pdf" and first.data.startswith(b"%PDF")
+    assert 'filename="yearbook-2026.pdf"' in first.headers["Content-Disposition"]
+    etag = first.headers["ETag"]
+    again = client.get(url + "?paper=a4", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.data == b""
+    cached = client.get(url + "?paper=a4")
+    assert cached.status_code == 200 and cached.headers["ETag"] == etag
+    assert len(rendered) == 1, "a repeated download is served from the cache"
+    assert "@page { size: A4 landscape" in rendered[0]
+
+    letter = client.get(url + "?paper=letter")
+    assert letter.headers["ETag"] != etag
+    new_game(client, "family-7", ["Di", "Ed", "Flo"], first_dealer="Ed")  # any change: a new yearbook
+    assert client.get(url + "?paper=a4", headers={"If-None-Match": etag}).status_code == 200
+
+    for bad in ("20x6", "2026-02-30..2026-03-01", "2026-06-01..2026-05-01", "1999"):
+        assert client.get(f"/seasons/{bad}/booklet.pdf").status_code == 404, bad
+
+
+def test_the_download_says_503_when_this_computer_cannot_make_pdfs(app, client, monkeypatch):
+    seed_seasons(app, client)
+
+    def no_pango(html):
+        raise documents.NoPdfRenderer("Printing needs Pango.")
+
+    monkeypatch.setattr(documents, "html_to_pdf", no_pango)
+    plain = FlaskClient(app)  # 503 is the answer wanted
+    sign_in_session(app, plain, TEST_USERNAME)
+    response = plain.get("/seasons/2026/booklet.pdf")
+    assert response.status_code == 503 and "Pango" in text_of(response)
+
+
+@pytest.mark.slow
+def test_the_command_writes_the_yearbook_of_a_year_or_of_any_days(app, client, runner, tmp_path):
+    games = seed_seasons(app, client)
+    output = tmp_path / "booklet.pdf"
+    result = runner.invoke(args=["booklet", "--year", "2026", "--family", "Our family", "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    assert f"Season 2026: {len(games)} games in" in result.output
+    pages, sizes = page_texts(output.read_bytes())
+    assert len(pages) == FRONT_PAGES + len(games) and sizes[0] == PAGE_SIZES["letter"]
+
+    spring = [day for _, day in games if day >= date(2026, 5, 1)]
+    result = runner.invoke(args=["booklet", "--from", "2026-05-01", "--to", "2026-06-30", "--paper", "a4",
+                                 "-o", str(output)])
+    assert result.exit_code == 0, result.output
+    pages, _ = page_texts(output.read_bytes())
+    assert len(pages) == FRONT_PAGES + len(spring)
+    assert "1 May 2026 – 30 Jun 2026" in pages[0]
+
+
+def test_the_command_refuses_a_season_or_family_it_cannot_print_in_one_line(app, client, runner, tmp_path,
+                                                                           monkeypatch):
+    fake_renderer(monkeypatch)
+    seed_seasons(app, client)
+    output = tmp_path / "booklet.pdf"
+    cases = {
+        ("--year", "2026", "--family", "Nope"): "There is no family 'Nope'.",
+        ("--year", "20x6"): "--year must be a year such as 2026, not '20x6'.",
+        ("--year", "2026-01-01..2026-02-01"): "--year must be a year such as 2026",
+        ("--year", "1999"): "Our family has no finished games in Season 1999.",
+        ("--from", "2026-05-01"): "Give either --year YYYY, or both --from and --to",
+        ("--year", "2026", "--from", "2026-05-01", "--to", "2026-06-01"): "Give either --year YYYY",
+        ("--from", "2026-06-01", "--to", "2026-05-01"): "the first not after the last",
+    }
+    for args, message in cases.items():
+        result = runner.invoke(args=["booklet", *args, "-o", str(output)])
+        assert result.exit_code == 1, (args, result.output)
+        assert result.output.startswith("Error: ") and message in result.output, result.output
+        assert result.output.count("\n") == 1, result.output
+    assert not output.exists()
+    result = runner.invoke(args=["booklet", "--year", "2026", "-o", str(output)])
+    assert result.exit_code == 0 and output.read_bytes() == b"%PDF-1.7 fake"
+
+
+largest_game = limits_tests.largest_game  # the largest rules allowed, every hand and buy recorded
+
+
+@pytest.mark.slow  # a 20-round game of 8 players played first
+@pytest.mark.parametrize("paper", documents.PAPERS)
+def test_the_largest_game_the_rules_allow_takes_one_page_of_the_yearbook(app, client, largest_game, paper):
+    _, game_id = largest_game
+    with app.app_context():
+        game = db.session.get(Game, game_id)
+        assert game.status == FINISHED
+        year = game.started_at.year
+    response = client.get(f"/seasons/{year}/booklet.pdf?paper={paper}")
+    pages, _ = page_texts(response.data)
+    assert len(pages) == FRONT_PAGES + 1
+    sheet = " ".join(pages[-1].split())
+    assert "Largest — score sheet" in sheet and "Winner: Ann" in sheet and f"page {len(pages)} of" in sheet

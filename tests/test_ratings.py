@@ -1,0 +1,211 @@
+"""Family ratings (Plackett-Luce, ``openskill``): who finishes lower rises, ties share, and the
+ratings kept as games finish, change and go always equal a rating of the whole history in order.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import sqlalchemy as sa
+
+from scorekeeper import rules
+from scorekeeper.extensions import db
+from scorekeeper.games import service
+from scorekeeper.games.hands import record_round, undo_last_round
+from scorekeeper.history import ratings
+from scorekeeper.models import FINISHED, IN_PROGRESS, Family, Game, Player, Rating
+from scorekeeper.rules.ratings import new_skill, rate, replay
+from scorekeeper.transfer import checks, importing
+from scorekeeper.transfer.export import export_json
+from tests.helpers import make_app, new_game, player_ids, record, text_of
+
+# -- the model ----------------------------------------------------------------------------------
+
+
+def test_everyone_starts_at_zero():
+    assert new_skill().shown == 0
+
+
+def test_the_lowest_total_rises_and_the_highest_falls():
+    ann, bob, cy = rate([new_skill()] * 3, [40, 95, 180])
+    assert ann.shown > bob.shown > cy.shown
+    assert ann.mu > new_skill().mu > cy.mu
+
+
+def test_equal_totals_share_their_place():
+    ann, bob, cy = rate([new_skill()] * 3, [60, 60, 150])
+    assert ann == bob
+    assert cy.shown < ann.shown
+
+
+def test_beating_a_strong_player_is_worth_more_than_beating_a_new_one():
+    strong = new_skill()
+    for _ in range(8):
+        strong, _ = rate([strong, new_skill()], [10, 100])
+    win_over_strong = rate([new_skill(), strong], [10, 100])[0]
+    win_over_new = rate([new_skill(), new_skill()], [10, 100])[0]
+    assert win_over_strong.mu > win_over_new.mu
+
+
+def test_replay_changes_add_up_to_the_rating_shown():
+    rated = replay([(1, [(7, 30), (8, 90)]), (2, [(7, 120), (8, 20)]), (3, [(7, 10), (8, 75)])])
+    for player in (7, 8):
+        mine = [r for r in rated if r.player_id == player]
+        assert sum(r.change for r in mine) == mine[-1].skill.shown
+
+
+# -- kept with the games ------------------------------------------------------------------------
+
+
+def _family() -> Family:
+    return db.session.execute(sa.select(Family).where(Family.name == "Our family")).scalar_one()
+
+
+def _stored(family_id: int) -> list[tuple]:
+    return [
+        (row.game_id, row.player_id, round(row.mu, 9), round(row.sigma, 9), row.shown, row.change)
+        for row in db.session.execute(
+            sa.select(Rating).where(Rating.family_id == family_id).order_by(Rating.game_id, Rating.player_id)
+        ).scalars()
+    ]
+
+
+def _assert_kept_equals_rebuild(family_id: int) -> list[tuple]:
+    kept = _stored(family_id)
+    ratings.rebuild(family_id)
+    db.session.commit()
+    assert _stored(family_id) == kept
+    return kept
+
+
+def _play_hand(game: Game, rng: random.Random) -> None:
+    round_ = game.current_round
+    seats = [seat.player_id for seat in game.seats]
+    out = rng.choice(seats)
+    hands = [rules.Hand(pid, went_out=True, laid_down=True) if pid == out else rules.Hand(pid, hand_total=rng.randint(5, 90))
+             for pid in seats]
+    record_round(game, round_.number, hands, round_.version, by="test")
+
+
+def _start(family: Family, names: list[str], rng: random.Random) -> Game:
+    known = {p.name: p.id for p in db.session.execute(sa.select(Player).where(Player.family_id == family.id)).scalars()}
+    seating = [service.SeatChoice(player_id=known[n]) if n in known else service.SeatChoice(new_name=n) for n in names]
+    return service.start_game(family, rules.get_variant("family-7"), seating, rng.randrange(len(names)))
+
+
+NAMES = ["Ann", "Bob", "Cy", "Di", "Ed"]
+
+
+def _random_action(family: Family, rng: random.Random) -> str:
+    games = db.session.execute(sa.select(Game).where(Game.family_id == family.id).order_by(Game.id)).scalars().all()
+    finished = [g for g in games if g.status == FINISHED]
+    playing = [g for g in games if g.status == IN_PROGRESS]
+    action = rng.choice(["finish", "finish", "edit", "undo", "delete", "abandon"])
+    if action == "finish" or not finished:
+        game = playing[0] if playing else _start(family, rng.sample(NAMES, rng.randint(3, 5)), rng)
+        while game.current_round is not None:
+            _play_hand(game, rng)
+        return "finish"
+    game = rng.choice(finished)
+    if action == "edit":
+        round_ = rng.choice(game.rounds)
+        seats = [seat.player_id for seat in game.seats]
+        hands = [rules.Hand(pid, went_out=True, laid_down=True) if i == 0 else rules.Hand(pid, hand_total=rng.randint(5, 90))
+                 for i, pid in enumerate(seats)]
+        record_round(game, round_.number, hands, round_.version, by="test")
+    elif action == "undo":
+        undo_last_round(game, by="test")
+        if rng.random() < 0.5:
+            _play_hand(game, rng)
+    elif action == "delete":
+        service.delete_game(game)
+    else:
+        for other in playing:
+            service.abandon_game(other)
+    return action
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ratings_kept_as_games_finish_and_change_equal_a_rating_of_the_whole_history(app, seed):
+    rng = random.Random(seed)
+    with app.app_context():
+        family = _family()
+        done = [_random_action(family, rng) for _ in range(14)]
+        for _ in range(3):
+            done.append(_random_action(family, rng))
+            _assert_kept_equals_rebuild(family.id)
+        kept = _assert_kept_equals_rebuild(family.id)
+    assert "finish" in done and kept
+
+
+def test_an_imported_history_is_rated_as_it_was_where_it_came_from(app, tmp_path):
+    rng = random.Random(7)
+    with app.app_context():
+        family = _family()
+        for _ in range(6):
+            _random_action(family, rng)
+        names = {p.id: p.name for p in db.session.execute(sa.select(Player)).scalars()}
+        here = {(names[pid], shown) for pid, shown in ratings.shown_now(family.id, names).items()}
+        exported = "".join(export_json(family))
+    other = make_app(tmp_path / "other")
+    with other.app_context():
+        family = _family()
+        importing.import_data(family, checks.parse(exported.encode()))
+        _assert_kept_equals_rebuild(family.id)
+        names = {p.id: p.name for p in db.session.execute(sa.select(Player)).scalars()}
+        there = {(names[pid], shown) for pid, shown in ratings.shown_now(family.id, names).items()}
+    assert there == here and any(shown for _, shown in here)
+
+
+def test_deleting_an_early_game_rates_the_later_ones_again(app):
+    rng = random.Random(3)
+    with app.app_context():
+        family = _family()
+        for _ in range(3):
+            game = _start(family, ["Ann", "Bob", "Cy"], rng)
+            while game.current_round is not None:
+                _play_hand(game, rng)
+        first = db.session.execute(sa.select(Game).order_by(Game.id)).scalars().first()
+        before = ratings.shown_now(family.id, [s.player_id for s in first.seats])
+        service.delete_game(first)
+        after = ratings.shown_now(family.id, before)
+        _assert_kept_equals_rebuild(family.id)
+        assert after != before
+        assert not db.session.execute(sa.select(Rating).where(Rating.game_id == first.id)).first()
+
+
+# -- what players see ---------------------------------------------------------------------------
+
+
+def _finish_two_player_game(app, client) -> int:
+    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = player_ids(app, game_id)
+    for number in range(1, 8):
+        record(client, ids, game_id, number, "Ann", {"Bob": "K", "Cy": "5"})
+    return game_id
+
+
+def test_a_finished_games_standings_show_each_rating_change(app, client):
+    game_id = _finish_two_player_game(app, client)
+    with app.app_context():
+        changes = ratings.game_changes(game_id)
+        ids = player_ids(app, game_id)
+    ann, bob = changes[ids["Ann"]], changes[ids["Bob"]]
+    assert ann.change > 0 > bob.change
+    page = text_of(client.get(f"/games/{game_id}/standings"))
+    assert f"Ann Rating {ann.shown} (+{ann.change})" in page
+    assert f"Bob Rating {bob.shown} (−{-bob.change})".replace("-", "−") in page
+    assert "a cautious estimate of skill" in page
+
+
+def test_the_players_list_and_profile_show_the_rating_with_what_it_means(app, client):
+    game_id = _finish_two_player_game(app, client)
+    ids = player_ids(app, game_id)
+    with app.app_context():
+        shown = ratings.shown_now(1, ids.values())
+    players = text_of(client.get("/players"))
+    assert "a cautious estimate of skill" in players
+    assert str(shown[ids["Ann"]]) in players
+    profile = text_of(client.get(f"/players/{ids['Ann']}"))
+    assert f"{shown[ids['Ann']]} Rating" in profile
