@@ -2,6 +2,7 @@
 command line and the download (sign-in, ETag, 404)."""
 
 import io
+import pickle
 import re
 from datetime import date, datetime
 
@@ -144,7 +145,9 @@ def fake_renderer(monkeypatch) -> list[str]:
         asked.append(html)
         return b"%PDF-1.7 fake"
 
-    monkeypatch.setattr(documents, "html_to_pdf", html_to_pdf)
+    # A yearbook is drawn in a process of its own, where this test's stand-in would not reach.
+    for name in ("html_to_pdf", "html_to_pdf_apart"):
+        monkeypatch.setattr(documents, name, html_to_pdf)
     return asked
 
 
@@ -181,7 +184,8 @@ def test_the_download_says_503_when_this_computer_cannot_make_pdfs(app, client, 
     def no_pango(html):
         raise documents.NoPdfRenderer("Printing needs Pango.")
 
-    monkeypatch.setattr(documents, "html_to_pdf", no_pango)
+    for name in ("html_to_pdf", "html_to_pdf_apart"):
+        monkeypatch.setattr(documents, name, no_pango)
     plain = FlaskClient(app)  # 503 is the answer wanted
     sign_in_session(app, plain, TEST_USERNAME)
     response = plain.get("/seasons/2026/booklet.pdf")
@@ -247,3 +251,11 @@ def test_the_largest_game_the_rules_allow_takes_one_page_of_the_yearbook(app, cl
     assert len(pages) == FRONT_PAGES + 1
     sheet = " ".join(pages[-1].split())
     assert "Largest — score sheet" in sheet and "Winner: Ann" in sheet and f"page {len(pages)} of" in sheet
+
+
+def test_a_yearbook_is_laid_out_in_a_process_of_its_own_and_its_errors_come_back():
+    pdf = documents.html_to_pdf_apart("<h1>Season 2026</h1>")
+    assert pdf.startswith(b"%PDF") and b"%%EOF" in pdf[-64:]
+    # "Printing needs Pango" raised over there reaches the 503 answer here.
+    error = pickle.loads(pickle.dumps(documents.NoPdfRenderer("Printing needs Pango.")))
+    assert isinstance(error, documents.NoPdfRenderer) and str(error) == "Printing needs Pango."

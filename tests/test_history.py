@@ -18,7 +18,7 @@ from sqlalchemy import func
 from scorekeeper.demo import seed_demo
 from scorekeeper.extensions import counting_statements, db
 from scorekeeper.games import summary
-from scorekeeper.history import stats
+from scorekeeper.history import charts, stats
 from scorekeeper.history.records import head_to_head, longest_streak, records_of
 from scorekeeper.models import Game, GameRound, Player, PlayerGame, Result, Seat
 from scorekeeper.web import access
@@ -714,3 +714,14 @@ def test_each_page_costs_the_same_few_statements_with_10_or_200_games(client, ap
 
     assert at_200 == at_10
     assert all(n <= 10 for n in at_200.values()), sorted(at_200.items(), key=lambda kv: -kv[1])[:3]
+
+
+@pytest.mark.parametrize("months", [2, 5, 6, 7, 12, 30])
+def test_chart_month_labels_never_touch_and_the_last_month_is_always_named(months):
+    labels = [f"2026-{m:02d}" for m in range(1, months + 1)]
+    svg = str(charts.line_chart([("Ann", list(range(months)))], labels, x_title="Month", y_title="Rating", label="x"))
+    placed = [(float(x), text) for x, text in re.findall(r'<text x="([\d.]+)" y="\d+" text-anchor="middle">(2026-\d+)<', svg)]
+    assert placed[0][1] == labels[0] and placed[-1][1] == labels[-1]
+    width = len("2026-01") * charts.CHAR_WIDTH
+    assert all(b - a >= width for (a, _), (b, _) in zip(placed, placed[1:])), placed
+    assert placed[-1][0] + width / 2 <= charts.WIDTH

@@ -11,6 +11,7 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8F7500", "#56B4E9", "#0
 
 WIDTH, HEIGHT = 360, 230
 LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 42
+CHAR_WIDTH, LABEL_GAP = 7.2, 6  # an x label's letter at 12.5 px, and the least space between two labels
 
 
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -25,6 +26,25 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
     while ticks[-1] < high:  # the top tick at or above the highest value: no line leaves the plot
         ticks.append(round(ticks[-1] + step, 6))
     return ticks
+
+
+def _x_label_places(x_labels: list[str], x) -> list[tuple[int, float]]:
+    """Which x labels to write and where their middles go: evenly thinned so none touch, the last
+    always written and kept inside the chart ("2026-11" at the right edge is not cut off)."""
+    width = max(len(text) for text in x_labels) * CHAR_WIDTH
+    last = len(x_labels) - 1
+    spacing = (x(last) - x(0)) / last if last else width
+    every = max(1, math.ceil((width + LABEL_GAP) / spacing))
+    chosen = list(range(0, last + 1, every))
+
+    def centre(i: int) -> float:
+        return min(max(x(i), LEFT), WIDTH - width / 2 - 1)
+
+    if chosen[-1] != last:
+        chosen.append(last)
+    if len(chosen) > 2 and centre(last) - centre(chosen[-2]) < width + LABEL_GAP:
+        del chosen[-2]  # the last label, moved in from the edge, would touch the one before it
+    return [(i, centre(i)) for i in chosen]
 
 
 def _number(value: float) -> str:
@@ -64,14 +84,10 @@ def line_chart(
             f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(t):.1f}" y2="{y(t):.1f}" class="grid"/>'
             f'<text x="{LEFT - 4}" y="{y(t) + 4:.1f}" text-anchor="end">{_number(t)}</text>'
         )
-    every = max(1, math.ceil(len(x_labels) / 8))
-    for i, text in enumerate(x_labels):
-        if i % every == 0 or i == len(x_labels) - 1:
-            # The last label ends at its point, so a long one ("2026-11") is not cut off at the edge.
-            anchor = "end" if i == len(x_labels) - 1 and len(x_labels) > 1 else "middle"
-            parts.append(
-                f'<text x="{x(i):.1f}" y="{TOP + plot_h + 14}" text-anchor="{anchor}">{escape(text)}</text>'
-            )
+    for i, centre in _x_label_places(x_labels, x):
+        parts.append(
+            f'<text x="{centre:.1f}" y="{TOP + plot_h + 14}" text-anchor="middle">{escape(x_labels[i])}</text>'
+        )
     parts.append(
         f'<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{TOP + plot_h}" class="axis"/>'
         f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{TOP + plot_h}" y2="{TOP + plot_h}" class="axis"/>'

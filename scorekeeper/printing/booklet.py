@@ -63,7 +63,7 @@ def booklet_document(family: Family, period: seasons.Period, paper: str) -> docu
     name = period.slug.replace("..", "-to-")
     # What the template draws is read only when it is drawn: a cached yearbook reads no game.
     context = {"paper": paper, "games": len(game_ids), "contents": partial(contents, family, period, game_ids)}
-    return documents.Document(f"yearbook-{name}.pdf", etag, TEMPLATE, context)
+    return documents.Document(f"yearbook-{name}.pdf", etag, TEMPLATE, context, apart=True)
 
 
 def contents(family: Family, period: seasons.Period, game_ids: list[int]) -> dict:

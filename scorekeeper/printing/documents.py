@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 
@@ -36,6 +38,9 @@ class Document:
     etag: str
     template: str
     context: dict
+    # A book of many pages is laid out in a process of its own: WeasyPrint holds every page's
+    # boxes until the end (about 8 MB a page), which a long-lived server process would keep.
+    apart: bool = False
 
 
 # -- what goes on the page ----------------------------------------------------------------
@@ -315,6 +320,13 @@ def render(document: Document) -> bytes:
     """The PDF for ``document``, from the cache when the same document was rendered before."""
     pdf = cache.get(document.etag)
     if pdf is None:
-        pdf = html_to_pdf(render_template(document.template, **document.context))
+        html = render_template(document.template, **document.context)
+        pdf = html_to_pdf_apart(html) if document.apart else html_to_pdf(html)
         cache.put(document.etag, pdf)
     return pdf
+
+
+def html_to_pdf_apart(html: str) -> bytes:
+    """``html_to_pdf`` in a new process, whose memory goes back to the system when it ends."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as child:
+        return child.submit(html_to_pdf, html).result()
