@@ -220,14 +220,14 @@ def test_players_page_lists_games_wins_win_rate_and_average_of_finished_games(fa
     assert page.status_code == 200
     # Most wins first, then the better win rate: Di (1 of 2) before Ann (1 of 4).
     rows = table_rows(page)
-    assert [row[:5] for row in rows] == [
-        ["Bob", "4", "3", "75", "18.8"],
-        ["Di", "2", "1", "50", "47.5"],
-        ["Ann", "4", "1", "25", "42.5"],
-        ["Cy", "3", "0", "0", "65.0"],
+    assert [row[:4] for row in rows] == [  # won of played, win %, average
+        ["Bob", "3 /4", "75", "18.8"],
+        ["Di", "1 /2", "50", "47.5"],
+        ["Ann", "1 /4", "25", "42.5"],
+        ["Cy", "0 /3", "0", "65.0"],
     ]
     # The last column is the family rating: Bob, who won three of four, is highest; Cy, who won none, lowest.
-    rating = {row[0]: int(row[5].replace("\u2212", "-")) for row in rows}
+    rating = {row[0]: int(row[4].replace("\u2212", "-")) for row in rows}
     assert max(rating, key=rating.get) == "Bob" and min(rating, key=rating.get) == "Cy"
 
 
@@ -590,8 +590,8 @@ def test_a_player_without_finished_games_has_dashes_and_no_chart(client, app):
     assert stat_grid(page) == ["0 Rating", "0 games played", "0 games won", "– average final score", "– points per hand",
                                "0 hands won (went out) of 0", "0 times stuck", "– buys per hand",
                                "– best game", "– worst game"]
-    assert table_rows(client.get("/players")) == [["Ann", "0", "0", "–", "–", "0"], ["Bob", "0", "0", "–", "–", "0"],
-                                                  ["Cy", "0", "0", "–", "–", "0"]]
+    assert table_rows(client.get("/players")) == [["Ann", "0 /0", "–", "–", "0"], ["Bob", "0 /0", "–", "–", "0"],
+                                                  ["Cy", "0 /0", "–", "–", "0"]]
 
 
 # -- 4. abandon and delete ------------------------------------------------------------------
@@ -610,8 +610,8 @@ def test_abandon_asks_first_then_keeps_the_game_in_history_and_out_of_the_figure
     # kept: Ann 0+5×5 = 25 · Bob 10 · Cy 5+5×5 = 30 — Bob wins
     dropped = play(client, app, "family-7", ["Ann", "Bob", "Cy"], SHORT, skip_first_hand=True)
     ids = player_ids(app, dropped)
-    assert [row[:5] for row in table_rows(client.get("/players"))] == [
-        ["Ann", "2", "1", "50", "12.5"], ["Bob", "2", "1", "50", "35.0"], ["Cy", "2", "0", "0", "30.0"]]
+    assert [row[:4] for row in table_rows(client.get("/players"))] == [
+        ["Ann", "1 /2", "50", "12.5"], ["Bob", "1 /2", "50", "35.0"], ["Cy", "0 /2", "0", "30.0"]]
 
     before = db_snapshot(app)
     confirm = client.get(f"/games/{dropped}/abandon")
@@ -627,8 +627,8 @@ def test_abandon_asks_first_then_keeps_the_game_in_history_and_out_of_the_figure
     assert listed_games(history) == [dropped, kept]
     assert texts_by_class(history, "status") == ["abandoned", "finished"]
     assert texts_by_class(history, "history-row")[0].endswith("Ann, Bob, Cy")  # no winner shown
-    assert [row[:5] for row in table_rows(client.get("/players"))] == [
-        ["Bob", "1", "1", "100", "10.0"], ["Ann", "1", "0", "0", "25.0"], ["Cy", "1", "0", "0", "30.0"]]
+    assert [row[:4] for row in table_rows(client.get("/players"))] == [
+        ["Bob", "1 /1", "100", "10.0"], ["Ann", "0 /1", "0", "25.0"], ["Cy", "0 /1", "0", "30.0"]]
     records = table_rows(client.get("/records"))
     assert ["Most hands won in one game", "Bob", "5"] == records[2][:3]  # not Ann's 6 in the abandoned game
     assert ["Longest winning streak (games in a row)", "Bob", "1", ""] == records[4]

@@ -227,7 +227,7 @@ def test_import_merges_into_a_family_reusing_players_with_the_same_name(client, 
     assert family_name == "Our family"  # a family with players keeps its own name
     # Mum's finished games on the players page are the imported ones (her own game is not over).
     html = client.get("/players").get_data(as_text=True)
-    row = re.search(rf'<a href="/players/{ids["Mum"]}">Mum</a></th>\s*<td class="num">(\d+)</td>', html)
+    row = re.search(rf'<a href="/players/{ids["Mum"]}">Mum</a></th>\s*<td class="num">\d+<span class="of">/(\d+)</span></td>', html)
     assert int(row.group(1)) == with_mum
 
 
