@@ -4,6 +4,8 @@ import os
 import secrets
 
 workers = 2
+# A season's yearbook (at most 150 games from the web) takes up to about 40 s to lay out.
+timeout = 90
 
 
 def on_starting(server):

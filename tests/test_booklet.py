@@ -18,6 +18,7 @@ from scorekeeper.families import commit_for
 from scorekeeper.history.seasons import parse_period
 from scorekeeper.models import FINISHED, Family, Game
 from scorekeeper.printing import booklet, documents
+from scorekeeper.printing import views as printing_views
 from tests import test_rules_limits as limits_tests
 from tests.helpers import TEST_USERNAME, add_member, new_game, sign_in_session, strict_client, text_of
 
@@ -259,3 +260,16 @@ def test_a_yearbook_is_laid_out_in_a_process_of_its_own_and_its_errors_come_back
     # "Printing needs Pango" raised over there reaches the 503 answer here.
     error = pickle.loads(pickle.dumps(documents.NoPdfRenderer("Printing needs Pango.")))
     assert isinstance(error, documents.NoPdfRenderer) and str(error) == "Printing needs Pango."
+
+
+def test_a_season_too_long_to_draw_while_a_phone_waits_says_how_to_print_it(app, client, monkeypatch):
+    seed_seasons(app, client)
+    rendered = fake_renderer(monkeypatch)
+    monkeypatch.setattr(printing_views, "WEB_MOST_GAMES", 5)
+    plain = FlaskClient(app)  # 422 is the answer wanted
+    sign_in_session(app, plain, TEST_USERNAME)
+    response = plain.get("/seasons/2026/booklet.pdf")
+    assert response.status_code == 422
+    assert "Season 2026 has 6 finished games; a yearbook from the web holds at most 5." in text_of(response)
+    assert "flask --app scorekeeper booklet" in text_of(response) and not rendered
+    assert plain.get("/seasons/2026-01-01..2026-03-31/booklet.pdf").status_code == 200

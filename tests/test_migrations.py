@@ -27,8 +27,9 @@ from alembic.migration import MigrationContext
 
 from scorekeeper import create_app, rules, upgrade
 from scorekeeper.extensions import db
+from scorekeeper.games.hands import undo_last_round
 from scorekeeper.history import ratings
-from scorekeeper.models import Family, PlayerGame, Rating, RoundChange
+from scorekeeper.models import Family, Game, PlayerGame, Rating, RoundChange
 from tests import helpers
 from tests.helpers import (
     POSTGRES_URL,
@@ -357,6 +358,12 @@ def test_database_filled_at_first_revision_upgrades_with_its_data(empty_url, leg
         assert upgrade.upgrade_database() is False
     assert versions(again) == [head()]
     assert stored_points(again, data.game_in_progress)[5] == {"Ann": 10, "Bob": 5, "Cy": 30, "Di": 0}
+    # The ratings the upgrade wrote are written exactly as the app writes them: taking the
+    # finished game's last hand back drops them (on SQLite, a date written another way would
+    # not compare equal, and they would stay).
+    with again.app_context():
+        undo_last_round(db.session.get(Game, data.finished_game), by="test")
+        assert [row for row in rating_rows() if row[0] == data.finished_game] == []
 
 
 # -- 2. the models match the migrations ---------------------------------------------------------

@@ -4,14 +4,16 @@ ratings kept as games finish, change and go always equal a rating of the whole h
 
 from __future__ import annotations
 
+import json
 import random
+from datetime import datetime
 
 import pytest
 import sqlalchemy as sa
 
 from scorekeeper import rules
 from scorekeeper.extensions import db
-from scorekeeper.games import service
+from scorekeeper.games import service, summary
 from scorekeeper.games.hands import record_round, undo_last_round
 from scorekeeper.history import ratings
 from scorekeeper.models import FINISHED, IN_PROGRESS, Family, Game, Player, Rating
@@ -209,3 +211,59 @@ def test_the_players_list_and_profile_show_the_rating_with_what_it_means(app, cl
     assert str(shown[ids["Ann"]]) in players
     profile = text_of(client.get(f"/players/{ids['Ann']}"))
     assert f"{shown[ids['Ann']]} Rating" in profile
+
+
+def test_a_family_of_many_players_is_looked_up_in_batches(app):
+    """SQLite joins at most 500 selects in one statement; a family may have more players."""
+    with app.app_context():
+        family = _family()
+        db.session.add_all(Player(family_id=family.id, name=f"Cousin {n}") for n in range(501))
+        db.session.commit()
+        ids = list(db.session.execute(sa.select(Player.id).where(Player.family_id == family.id)).scalars())
+        assert ratings.shown_now(family.id, ids) == dict.fromkeys(ids, 0)
+
+
+def test_games_started_out_of_order_or_at_the_same_moment_are_rated_in_start_order(app):
+    rng = random.Random(11)
+    with app.app_context():
+        family = _family()
+        games = []
+        for _ in range(4):
+            game = _start(family, ["Ann", "Bob", "Cy"], rng)
+            while game.current_round is not None:
+                _play_hand(game, rng)
+            games.append(game)
+        # The last game was played first; the two middle ones started at the same moment.
+        moved = {games[3].id: datetime(2026, 1, 5, 14), games[1].id: datetime(2026, 2, 1, 15),
+                 games[2].id: datetime(2026, 2, 1, 15)}
+        for game in games:
+            if game.id in moved:
+                game.started_at = moved[game.id]
+                summary.refresh_summary(game)
+        db.session.commit()
+        kept = _assert_kept_equals_rebuild(family.id)
+        order = [game_id for _, game_id in sorted(
+            db.session.execute(sa.select(Rating.played_at, Rating.game_id).distinct()).all())]
+        assert order[:3] == [games[3].id, games[1].id, games[2].id] and kept
+        # An edit of the earliest game rates every later one again.
+        first = games[3]
+        round_ = first.rounds[-1]
+        seats = [seat.player_id for seat in first.seats]
+        record_round(first, round_.number, [rules.Hand(seats[1], went_out=True, laid_down=True)] + [
+            rules.Hand(pid, hand_total=80) for pid in (seats[0], seats[2])], round_.version, by="test")
+        assert _assert_kept_equals_rebuild(family.id) != kept
+
+
+def test_an_import_with_times_in_several_forms_is_rated_from_its_earliest_game(app, tmp_path):
+    rng = random.Random(5)
+    with app.app_context():
+        family = _family()
+        for _ in range(3):
+            _random_action(family, rng)
+        data = json.loads("".join(export_json(family)))
+    data["games"][0]["started_at"] = data["games"][0]["started_at"][:19] + "+02:00"
+    other = make_app(tmp_path / "other")
+    with other.app_context():
+        family = _family()
+        importing.import_data(family, checks.parse(json.dumps(data).encode()))
+        assert _assert_kept_equals_rebuild(family.id)

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from scorekeeper.extensions import db
 from scorekeeper.history import ratings
 from scorekeeper.models import Player, Rating
-from tests.helpers import make_app, strict_client, text_of
+from tests.helpers import drop_app, make_app, strict_client, text_of
 from tests.test_history import play, set_start, table_rows
 
 # family-7 with hand 1 skipped: rounds 2-7. Everyone's cards each round; who went out scores 0.
@@ -29,9 +29,10 @@ GAMES = [  # (start, winner's rounds), oldest first
 ]
 
 
-@pytest.fixture
-def seasons(tmp_path):
-    app = make_app(tmp_path)
+@pytest.fixture(scope="module")
+def seasons(tmp_path_factory):
+    """One family's games over two seasons, played through the pages; the tests only read them."""
+    app = make_app(tmp_path_factory.mktemp("seasons"), keep=True)
     client = strict_client(app)
     ids = []
     for when, rounds in GAMES:
@@ -40,7 +41,8 @@ def seasons(tmp_path):
         ids.append(game_id)
     # Still playing: counts in no season.
     play(client, app, "family-7", ["Ann", "Bob", "Cy"], BOB_WINS[:2], skip_first_hand=True)
-    return app, client, ids
+    yield app, client, ids
+    drop_app(app)
 
 
 def _change(app, game_ids) -> dict[str, int]:
@@ -122,16 +124,19 @@ def test_the_date_form_keeps_what_was_typed_and_says_what_is_wrong(seasons):
     assert 'value="soon"' in bad.get_data(as_text=True)
     good = client.get("/seasons/2026?from=2026-01-01&to=2026-02-28")
     assert good.status_code == 302 and good.headers["Location"] == "/seasons/2026-01-01..2026-02-28"
+    far = client.get("/seasons/2026?from=2026-01-01&to=9999-12-31")
+    assert far.status_code == 200 and "Choose a day in the years 1900 to 9998." in text_of(far)
     whole = client.get("/seasons/2026?from=2025-01-01&to=2025-12-31")
     assert whole.headers["Location"] == "/seasons/2025"
 
 
-@pytest.mark.parametrize("period", ["26", "abc", "2026-13-01..2026-12-31", "2026-05-01..2026-04-01", "0999"])
-def test_an_address_that_is_no_season_is_not_found(seasons, period):
-    _, client, _ = seasons
-    response = client.get(f"/seasons/{period}")
-    assert response.status_code == 404
-    assert "No such season" in text_of(response)
+@pytest.mark.parametrize("period", ["26", "abc", "2026-13-01..2026-12-31", "2026-05-01..2026-04-01", "0999",
+                                    "9999", "2026-01-01..9999-12-31", "1899-12-31..2026-01-01"])
+def test_an_address_that_is_no_season_is_not_found(client, period):
+    for url in (f"/seasons/{period}", f"/seasons/{period}/booklet.pdf"):
+        response = client.get(url)
+        assert response.status_code == 404
+        assert "No such season" in text_of(response)
 
 
 def test_seasons_open_on_the_newest_year_and_are_linked_from_history_and_profiles(seasons):

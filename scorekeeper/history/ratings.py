@@ -15,13 +15,19 @@ from itertools import groupby
 from sqlalchemy import and_, insert, or_, select, union_all
 
 from ..extensions import db
-from ..models import FINISHED, Game, PlayerGame, Rating
+from ..models import FINISHED, Family, Game, PlayerGame, Rating
 from ..rules import ratings as model
+
+# SQLite joins at most 500 selects in one statement.
+LOOKUPS_PER_STATEMENT = 400
 
 
 def rate_from(family_id: int, played_at: datetime | None = None, game_id: int = 0) -> None:
     """Rate again every finished game of the family from ``(played_at, game_id)`` on, in order;
     ``None`` rates the whole history."""
+    # One rating at a time per family: two requests replaying the same later games at once would
+    # each start from ratings the other is rewriting (on SQLite writers queue anyway).
+    db.session.execute(select(Family.id).where(Family.id == family_id).with_for_update())
     later = _from(Rating.played_at, Rating.game_id, played_at, game_id)
     db.session.execute(db.delete(Rating).where(Rating.family_id == family_id, *later))
     rows = db.session.execute(
@@ -47,7 +53,7 @@ def rate_from(family_id: int, played_at: datetime | None = None, game_id: int = 
 
 
 def rebuild(family_id: int) -> None:
-    """Rate the family's whole history again (the ``ratings`` command; after an import)."""
+    """Rate the family's whole history again."""
     rate_from(family_id, None)
 
 
@@ -61,18 +67,20 @@ def _from(at_column, id_column, played_at: datetime | None, game_id: int) -> lis
 def latest(family_id: int, player_ids: Iterable[int]) -> dict[int, tuple[model.Skill, datetime]]:
     """Each player's newest rating and when its game was played (players never rated are left
     out). One statement: an indexed look-up per player, whatever the size of the history."""
-    newest = [
-        select(Rating.player_id, Rating.mu, Rating.sigma, Rating.played_at)
-        .where(Rating.family_id == family_id, Rating.player_id == player_id)
-        .order_by(Rating.played_at.desc(), Rating.game_id.desc())
-        .limit(1)
-        .subquery()
-        for player_id in sorted(set(player_ids))
-    ]
-    if not newest:
-        return {}
-    rows = db.session.execute(union_all(*(select(sub) for sub in newest))).all()
-    return {row.player_id: (model.Skill(row.mu, row.sigma), row.played_at) for row in rows}
+    ids = sorted(set(player_ids))
+    found = {}
+    for start in range(0, len(ids), LOOKUPS_PER_STATEMENT):
+        newest = [
+            select(Rating.player_id, Rating.mu, Rating.sigma, Rating.played_at)
+            .where(Rating.family_id == family_id, Rating.player_id == player_id)
+            .order_by(Rating.played_at.desc(), Rating.game_id.desc())
+            .limit(1)
+            .subquery()
+            for player_id in ids[start:start + LOOKUPS_PER_STATEMENT]
+        ]
+        for row in db.session.execute(union_all(*(select(sub) for sub in newest))):
+            found[row.player_id] = (model.Skill(row.mu, row.sigma), row.played_at)
+    return found
 
 
 def shown_now(family_id: int, player_ids: Iterable[int]) -> dict[int, int]:

@@ -17,6 +17,7 @@ from .stats import finished
 
 _YEAR = re.compile(r"(\d{4})")
 _RANGE = re.compile(r"(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})")
+FIRST_YEAR, LAST_YEAR = 1900, 9998
 # Fewer games than this and a rise in rating says little: no "most improved" for them.
 IMPROVED_MIN_GAMES = 3
 
@@ -63,14 +64,19 @@ def parse_period(text: str) -> Period | None:
     two dates with the first not after the second)."""
     if match := _YEAR.fullmatch(text):
         year = int(match.group(1))
-        return Period(date(year, 1, 1), date(year, 12, 31)) if 1900 <= year <= 9998 else None
+        return Period(date(year, 1, 1), date(year, 12, 31)) if FIRST_YEAR <= year <= LAST_YEAR else None
     if match := _RANGE.fullmatch(text):
         try:
             start, end = date.fromisoformat(match.group(1)), date.fromisoformat(match.group(2))
         except ValueError:
             return None
-        return Period(start, end) if start <= end else None
+        return Period(start, end) if within(start) and within(end) and start <= end else None
     return None
+
+
+def within(day: date) -> bool:
+    """A day a season may start or end on (the day after the last must exist too)."""
+    return FIRST_YEAR <= day.year <= LAST_YEAR
 
 
 @dataclass

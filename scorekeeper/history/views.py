@@ -9,6 +9,7 @@ from flask import Blueprint, abort, redirect, render_template, request, url_for
 from ..families import family_players
 from ..house_rules.service import variant_names
 from ..models import ABANDONED, FINISHED, IN_PROGRESS, MAX_ID, Player
+from ..printing.booklet import WEB_MOST_GAMES
 from ..rules.ratings import MEANING
 from ..web.access import current_family, family_get_or_404
 from ..web.fields import is_number
@@ -151,7 +152,9 @@ def season(period: str):
         for name, value in (("from", start), ("to", end)):
             if value is None and name not in errors:
                 errors[name] = "Choose a date."
-        if start and end and start > end:
+            elif value is not None and not seasons.within(value):
+                errors[name] = f"Choose a day in the years {seasons.FIRST_YEAR} to {seasons.LAST_YEAR}."
+        if not errors and start > end:
             errors["to"] = "The last day cannot come before the first."
         if not errors:
             return redirect(url_for("history.season", period=seasons.Period(start, end).slug))
@@ -167,6 +170,7 @@ def season(period: str):
         label=f"Ratings through {figures.period.label}",
     ) if len(months) > 1 else None
     return render_template(
-        "history/season.html", season=figures, chart=chart, meaning=MEANING, errors=errors, args=request.args
+        "history/season.html", season=figures, chart=chart, meaning=MEANING, errors=errors, args=request.args,
+        booklet_most=WEB_MOST_GAMES,
     )
 

@@ -49,7 +49,18 @@ class GamePage:
     winners: list[str]
 
 
-def booklet_document(family: Family, period: seasons.Period, paper: str) -> documents.Document:
+# A web request draws a yearbook of at most this many games (about 0.2 s a page, in under a
+# minute); the command line has no limit.
+WEB_MOST_GAMES = 150
+
+
+class TooManyGames(documents.PrintError):
+    """A yearbook too long to draw while a phone waits."""
+
+
+def booklet_document(
+    family: Family, period: seasons.Period, paper: str, most_games: int | None = None
+) -> documents.Document:
     """The season's yearbook, ready to render (or to find in the cache); ``PrintError`` when the
     season has no finished game or the paper is unknown."""
     if paper not in documents.PAPERS:
@@ -57,6 +68,12 @@ def booklet_document(family: Family, period: seasons.Period, paper: str) -> docu
     game_ids = seasons.season_games(family, period)
     if not game_ids:
         raise documents.PrintError(f"{family.name} has no finished games in {period.label}.")
+    if most_games is not None and len(game_ids) > most_games:
+        raise TooManyGames(
+            f"{period.label} has {len(game_ids)} finished games; a yearbook from the web holds at most {most_games}. "
+            "Choose fewer days at the foot of the season's page, or print it with "
+            f"flask --app scorekeeper booklet (no limit there)."
+        )
     # The database too: versions of another database (a test's, a restored copy's) start from the same numbers.
     raw = f"booklet|{STARTED}|{db.engine.url}|{family.id}|{family.version}|{family.name}|{period.slug}|{paper}"
     etag = hashlib.sha256(raw.encode()).hexdigest()[:32]

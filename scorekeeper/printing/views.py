@@ -12,7 +12,7 @@ from ..house_rules.service import family_variants
 from ..web.access import current_family, keeper_page, public
 from ..web.fields import is_number
 from . import documents
-from .booklet import booklet_document
+from .booklet import WEB_MOST_GAMES, TooManyGames, booklet_document
 from .responses import paper, send_pdf, send_rule_card
 
 bp = Blueprint("printing", __name__)
@@ -67,7 +67,9 @@ def booklet(period: str):
     if chosen is None:
         abort(404, "No such season: use a year such as 2026, or two dates such as 2026-03-01..2026-06-30.")
     try:
-        document = booklet_document(current_family(), chosen, paper())
+        document = booklet_document(current_family(), chosen, paper(), most_games=WEB_MOST_GAMES)
+    except TooManyGames as error:
+        abort(422, str(error))
     except documents.PrintError as error:
         abort(404, str(error))
     return send_pdf(document)

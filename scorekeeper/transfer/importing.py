@@ -67,10 +67,16 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
         ).all())
         db.session.flush()  # the new players' ids
         player_ids = {name: player.id for name, player in players.items()}
+        first_id = None
         for start in range(0, len(fresh), CHUNK):
-            _write_games(family.id, fresh[start:start + CHUNK], player_ids, keys, members)
+            ids = _write_games(family.id, fresh[start:start + CHUNK], player_ids, keys, members)
+            first_id = first_id or min(ids)
         if fresh:
-            ratings.rate_from(family.id, min(when(entry, "started_at", "") for entry in fresh))
+            # From the earliest new game as stored, whatever form the file gave its time in.
+            earliest = db.session.execute(
+                db.select(db.func.min(Game.started_at)).where(Game.family_id == family.id, Game.id >= first_id)
+            ).scalar_one()
+            ratings.rate_from(family.id, earliest)
         if fresh or changed:
             commit_for(family.id)
     except Exception:
@@ -96,8 +102,9 @@ def _deleted_rules_keys(games: list[dict], keys: dict[str, str], known: dict[str
 
 def _write_games(
     family_id: int, entries: list[dict], players: dict[str, int], keys: dict[str, str], members: dict[str, int]
-) -> None:
-    """Bulk-insert ``entries`` (checked games) with their seats, hands, change histories and summaries."""
+) -> list[int]:
+    """Bulk-insert ``entries`` (checked games) with their seats, hands, change histories and
+    summaries; the new games' ids."""
     games = [_game_row(family_id, entry, keys) for entry in entries]
     game_ids = _insert_returning_ids(Game, games)
     seats, rounds, hands, changes, summaries = [], [], [], [], []
@@ -127,6 +134,7 @@ def _write_games(
     for model, rows in ((Seat, seats), (Result, results), (RoundChange, changes), (PlayerGame, summaries)):
         if rows:
             db.session.execute(insert(model.__table__), rows)
+    return game_ids
 
 
 def _game_row(family_id: int, entry: dict, keys: dict[str, str]) -> dict:

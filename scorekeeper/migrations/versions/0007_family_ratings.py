@@ -64,8 +64,14 @@ def _rate_finished_games():
         .where(player_game.c.status == 'finished')
         .order_by(player_game.c.family_id, game.c.started_at, game.c.id, player_game.c.player_id)
     ).all()
-    rating = sa.table('rating', *(sa.column(name) for name in (
-        'family_id', 'game_id', 'player_id', 'played_at', 'month', 'mu', 'sigma', 'shown', 'change')))
+    # Typed as the model types them: on SQLite a date is stored as text, and the app compares it
+    # as text, so it must be written exactly as the app writes it.
+    rating = sa.table(
+        'rating', sa.column('family_id', sa.Integer()), sa.column('game_id', sa.Integer()),
+        sa.column('player_id', sa.Integer()), sa.column('played_at', sa.DateTime()), sa.column('month', sa.String()),
+        sa.column('mu', sa.Double()), sa.column('sigma', sa.Double()), sa.column('shown', sa.Integer()),
+        sa.column('change', sa.Integer()),
+    )
     for family_id, family_rows in groupby(rows, lambda r: r.family_id):
         family_rows = list(family_rows)
         started = {row.game_id: row.started_at for row in family_rows}
