@@ -5,15 +5,17 @@ rating change; the champion, the most improved player and the season's records."
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time, timedelta
 
-from sqlalchemy import case, func
+from markupsafe import Markup
+from sqlalchemy import func
 
 from ..extensions import db
-from ..models import FINISHED, Family, Game, Player, PlayerGame, Rating
+from ..models import FINISHED, Family, Game, Rating
+from . import charts
 from .records import Record, records_of
-from .stats import finished
+from .stats import PlayerLine, player_table
 
 _YEAR = re.compile(r"(\d{4})")
 _RANGE = re.compile(r"(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})")
@@ -80,14 +82,8 @@ def within(day: date) -> bool:
 
 
 @dataclass
-class SeasonLine:
-    player: Player
-    games: int = 0
-    wins: int = 0
-    average: float | None = None
-    hands: int = 0
-    hands_won: int = 0
-    rating_change: int = 0
+class SeasonLine(PlayerLine):
+    rating_change: int = 0  # what the season's games changed in the player's rating
 
 
 @dataclass
@@ -103,24 +99,12 @@ class Season:
 
 def season(family: Family, period: Period) -> Season:
     """The season's table, champion, most improved player and records (finished games only)."""
-    rows = db.session.execute(
-        db.select(
-            Player,
-            func.count(),
-            func.sum(case((PlayerGame.won, 1), else_=0)),
-            func.avg(PlayerGame.total),
-            func.sum(PlayerGame.hands_played),
-            func.sum(PlayerGame.hands_won),
-        )
-        .join(Player, Player.id == PlayerGame.player_id)
-        .where(finished(family, period.days))
-        .group_by(Player.id)
-    ).all()
     changes = rating_changes(family, period)
-    lines = [
-        SeasonLine(player, games, wins, float(average), hands, hands_won, changes.get(player.id, 0))
-        for player, games, wins, average, hands, hands_won in rows
-    ]
+    lines = []
+    for line in player_table(family, period.days):
+        if line.games:
+            figures = {f.name: getattr(line, f.name) for f in fields(line)}
+            lines.append(SeasonLine(**figures, rating_change=changes.get(line.player.id, 0)))
     lines.sort(key=lambda line: (-line.wins, -line.rating_change, line.player.name))
     champions = [
         line for line in lines
@@ -190,3 +174,18 @@ def ratings_by_month(family: Family, period: Period) -> tuple[list[str], dict[in
             values.append(value)
         series[player_id] = values
     return months, series
+
+
+def rating_chart(family: Family, season_: Season) -> Markup | None:
+    """Each player's rating at the end of every month of the season; none for a single month."""
+    months, series = ratings_by_month(family, season_.period)
+    if len(months) < 2:
+        return None
+    names = {line.player.id: line.player.name for line in season_.lines}
+    return charts.line_chart(
+        [(names[pid], values) for pid, values in series.items() if pid in names],
+        months,
+        x_title="Month",
+        y_title="Rating",
+        label=f"Ratings through {season_.period.label}",
+    )

@@ -147,8 +147,9 @@ class PlayerLine:
         return self.wins / self.games if self.games else None
 
 
-def player_table(family: Family) -> list[PlayerLine]:
-    """Every player of the family with games, wins and average final score (finished games)."""
+def player_table(family: Family, period: tuple[date, date] | None = None) -> list[PlayerLine]:
+    """Every player of the family with games, wins and average final score (finished games,
+    played within ``period`` when one is given)."""
     players = db.session.execute(
         db.select(Player).where(Player.family_id == family.id).order_by(Player.name)
     ).scalars()
@@ -162,7 +163,7 @@ def player_table(family: Family) -> list[PlayerLine]:
             func.sum(PlayerGame.hands_played),
             func.sum(PlayerGame.hands_won),
         )
-        .where(finished(family))
+        .where(finished(family, period))
         .group_by(PlayerGame.player_id)
     )
     for player_id, games, wins, average, hands, hands_won in rows:

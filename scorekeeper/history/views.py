@@ -160,15 +160,7 @@ def season(period: str):
             return redirect(url_for("history.season", period=seasons.Period(start, end).slug))
     family = current_family()
     figures = seasons.season(family, chosen)
-    months, series = seasons.ratings_by_month(family, chosen)
-    names = {line.player.id: line.player.name for line in figures.lines}
-    chart = charts.line_chart(
-        [(names[pid], values) for pid, values in series.items() if pid in names],
-        months,
-        x_title="Month",
-        y_title="Rating",
-        label=f"Ratings through {figures.period.label}",
-    ) if len(months) > 1 else None
+    chart = seasons.rating_chart(family, figures)
     return render_template(
         "history/season.html", season=figures, chart=chart, meaning=MEANING, errors=errors, args=request.args,
         booklet_most=WEB_MOST_GAMES,

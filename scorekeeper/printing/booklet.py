@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from ..extensions import db
 from ..games.service import WHOLE_GAME
-from ..history import charts, seasons
+from ..history import seasons
 from ..models import Family, Game
 from ..rules.ratings import MEANING
 from ..web.page_cache import STARTED
@@ -127,17 +127,9 @@ def game_pages(family: Family, games: list[Game]) -> list[GamePage]:
 
 def rating_chart(family: Family, period: seasons.Period, figures: seasons.Season) -> Markup | None:
     """Each player's rating at the end of each month, as on the season page; none for one month."""
-    months, series = seasons.ratings_by_month(family, period)
-    if len(months) < 2:
+    chart = seasons.rating_chart(family, figures)
+    if chart is None:
         return None
-    names = {line.player.id: line.player.name for line in figures.lines}
-    chart = charts.line_chart(
-        [(names[pid], values) for pid, values in series.items() if pid in names],
-        months,
-        x_title="Month",
-        y_title="Rating",
-        label=f"Ratings through {figures.period.label}",
-    )
     return Markup(str(chart).replace("<title>", CHART_STYLE + "<title>", 1))  # str: Markup would escape the style
 
 
