@@ -95,42 +95,62 @@ class Season:
     records: list[Record]
     games: int  # finished games in the season
     years: list[int] = field(default_factory=list)  # every year the family has finished games in
+    months: list[str] = field(default_factory=list)  # the months with a finished game
+    ratings: dict[int, list[int | None]] = field(default_factory=dict)  # player id: rating at each month's end
 
 
 def season(family: Family, period: Period) -> Season:
     """The season's table, champion, most improved player and records (finished games only)."""
-    changes = rating_changes(family, period)
+    rated = season_ratings(family, period)
     lines = []
     for line in player_table(family, period.days):
         if line.games:
             figures = {f.name: getattr(line, f.name) for f in fields(line)}
-            lines.append(SeasonLine(**figures, rating_change=changes.get(line.player.id, 0)))
+            lines.append(SeasonLine(**figures, rating_change=rated.changes.get(line.player.id, 0)))
     lines.sort(key=lambda line: (-line.wins, -line.rating_change, line.player.name))
     champions = [
         line for line in lines
         if line.wins and (line.wins, line.rating_change) == (lines[0].wins, lines[0].rating_change)
     ]
     improved = [line for line in lines if line.games >= IMPROVED_MIN_GAMES and line.rating_change > 0]
-    games = db.session.execute(
-        db.select(func.count()).select_from(Game)
-        .where(Game.family_id == family.id, Game.status == FINISHED, Game.started_at >= period.moments[0],
-               Game.started_at < period.moments[1])
-    ).scalar_one()
     return Season(
         period, lines, champions,
         max(improved, key=lambda line: (line.rating_change, -line.games)) if improved else None,
-        records_of(family, period.days), games, played_years(family),
+        records_of(family, period.days), rated.games, played_years(family), rated.months, rated.series,
     )
 
 
-def rating_changes(family: Family, period: Period) -> dict[int, int]:
-    """What the season's games changed in each player's rating (the changes add up exactly)."""
+@dataclass
+class SeasonRatings:
+    games: int  # every finished game is rated: the season's finished games
+    changes: dict[int, int]  # player id: what the season changed in their rating (changes add up exactly)
+    months: list[str]
+    series: dict[int, list[int | None]]  # player id: rating at the end of each month (None before their first)
+
+
+def season_ratings(family: Family, period: Period) -> SeasonRatings:
+    """The season's rating rows, read once: its games, each player's change, and each player's
+    rating at the end of every month with a finished game."""
     start, end = period.moments
-    return dict(db.session.execute(
-        db.select(Rating.player_id, func.sum(Rating.change))
+    rows = db.session.execute(
+        db.select(Rating.game_id, Rating.player_id, Rating.month, Rating.shown, Rating.change)
         .where(Rating.family_id == family.id, Rating.played_at >= start, Rating.played_at < end)
-        .group_by(Rating.player_id)
-    ).all())
+        .order_by(Rating.played_at, Rating.game_id)
+    ).all()
+    months = sorted({row.month for row in rows})
+    changes: dict[int, int] = {}
+    last: dict[int, dict[str, int]] = {}
+    for row in rows:
+        changes[row.player_id] = changes.get(row.player_id, 0) + row.change
+        last.setdefault(row.player_id, {})[row.month] = row.shown
+    series = {}
+    for player_id, by_month in last.items():
+        value, values = None, []
+        for month in months:
+            value = by_month.get(month, value)
+            values.append(value)
+        series[player_id] = values
+    return SeasonRatings(len({row.game_id for row in rows}), changes, months, series)
 
 
 def played_years(family: Family) -> list[int]:
@@ -153,38 +173,14 @@ def season_games(family: Family, period: Period) -> list[int]:
     ).scalars())
 
 
-def ratings_by_month(family: Family, period: Period) -> tuple[list[str], dict[int, list[int | None]]]:
-    """Each player's rating at the end of every month of the season they finished a game in:
-    the months, and per player id one value per month (``None`` before their first game)."""
-    start, end = period.moments
-    rows = db.session.execute(
-        db.select(Rating.player_id, Rating.month, Rating.shown)
-        .where(Rating.family_id == family.id, Rating.played_at >= start, Rating.played_at < end)
-        .order_by(Rating.played_at, Rating.game_id)
-    ).all()
-    months = sorted({row.month for row in rows})
-    last: dict[int, dict[str, int]] = {}
-    for row in rows:
-        last.setdefault(row.player_id, {})[row.month] = row.shown
-    series = {}
-    for player_id, by_month in last.items():
-        value, values = None, []
-        for month in months:
-            value = by_month.get(month, value)
-            values.append(value)
-        series[player_id] = values
-    return months, series
-
-
-def rating_chart(family: Family, season_: Season) -> Markup | None:
+def rating_chart(season_: Season) -> Markup | None:
     """Each player's rating at the end of every month of the season; none for a single month."""
-    months, series = ratings_by_month(family, season_.period)
-    if len(months) < 2:
+    if len(season_.months) < 2:
         return None
     names = {line.player.id: line.player.name for line in season_.lines}
     return charts.line_chart(
-        [(names[pid], values) for pid, values in series.items() if pid in names],
-        months,
+        [(names[pid], values) for pid, values in season_.ratings.items() if pid in names],
+        season_.months,
         x_title="Month",
         y_title="Rating",
         label=f"Ratings through {season_.period.label}",

@@ -160,7 +160,7 @@ def season(period: str):
             return redirect(url_for("history.season", period=seasons.Period(start, end).slug))
     family = current_family()
     figures = seasons.season(family, chosen)
-    chart = seasons.rating_chart(family, figures)
+    chart = seasons.rating_chart(figures)
     return render_template(
         "history/season.html", season=figures, chart=chart, meaning=MEANING, errors=errors, args=request.args,
         booklet_most=WEB_MOST_GAMES,

@@ -93,7 +93,7 @@ def contents(family: Family, period: seasons.Period, game_ids: list[int]) -> dic
         "first_day": games[0].started_at.date(),
         "last_day": games[-1].started_at.date(),
         "players": len(figures.lines),
-        "rating_chart": rating_chart(family, period, figures),
+        "rating_chart": rating_chart(figures),
         "wins": bars([(line.player.name, line.wins) for line in figures.lines if line.wins]),
         "by_month": bars(games_by_month(games, period)),
         "meaning": MEANING,
@@ -125,9 +125,9 @@ def game_pages(family: Family, games: list[Game]) -> list[GamePage]:
     return pages
 
 
-def rating_chart(family: Family, period: seasons.Period, figures: seasons.Season) -> Markup | None:
-    """Each player's rating at the end of each month, as on the season page; none for one month."""
-    chart = seasons.rating_chart(family, figures)
+def rating_chart(figures: seasons.Season) -> Markup | None:
+    """Each player's rating at the end of each month, as on the season page, styled for print."""
+    chart = seasons.rating_chart(figures)
     if chart is None:
         return None
     return Markup(str(chart).replace("<title>", CHART_STYLE + "<title>", 1))  # str: Markup would escape the style
