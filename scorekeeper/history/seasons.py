@@ -93,10 +93,13 @@ class Season:
     champions: list[SeasonLine]  # several on a tie
     most_improved: SeasonLine | None
     records: list[Record]
-    games: int  # finished games in the season
+    rated: SeasonRatings  # its games, rating changes and ratings month by month
     years: list[int] = field(default_factory=list)  # every year the family has finished games in
-    months: list[str] = field(default_factory=list)  # the months with a finished game
-    ratings: dict[int, list[int | None]] = field(default_factory=dict)  # player id: rating at each month's end
+
+    @property
+    def games(self) -> int:
+        """Finished games in the season."""
+        return self.rated.games
 
 
 def season(family: Family, period: Period) -> Season:
@@ -116,7 +119,7 @@ def season(family: Family, period: Period) -> Season:
     return Season(
         period, lines, champions,
         max(improved, key=lambda line: (line.rating_change, -line.games)) if improved else None,
-        records_of(family, period.days), rated.games, played_years(family), rated.months, rated.series,
+        records_of(family, period.days), rated, played_years(family),
     )
 
 
@@ -175,12 +178,13 @@ def season_games(family: Family, period: Period) -> list[int]:
 
 def rating_chart(season_: Season) -> Markup | None:
     """Each player's rating at the end of every month of the season; none for a single month."""
-    if len(season_.months) < 2:
+    rated = season_.rated
+    if len(rated.months) < 2:
         return None
     names = {line.player.id: line.player.name for line in season_.lines}
     return charts.line_chart(
-        [(names[pid], values) for pid, values in season_.ratings.items() if pid in names],
-        season_.months,
+        [(names[pid], values) for pid, values in rated.series.items() if pid in names],
+        rated.months,
         x_title="Month",
         y_title="Rating",
         label=f"Ratings through {season_.period.label}",
