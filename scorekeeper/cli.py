@@ -1,4 +1,4 @@
-"""Command line: score sheets, rule cards, export and import, demo games, backups."""
+"""Command line: score sheets, rule cards, export and import, demo games, recounting, backups."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from flask.cli import with_appcontext
 
 from . import demo
 from .extensions import db
-from .families import RuleError, sole_family
+from .families import RuleError, commit_for, sole_family
+from .history import kept, ratings
 from .history.seasons import Period, parse_period
 from .models import Family, Game
 from .printing import documents as printing
@@ -198,6 +199,19 @@ def seed_demo_command(games, seed, family):
     click.echo(f"Added {added} demo games.")
 
 
+@click.command("recount")
+@FAMILY
+@with_appcontext
+def recount_command(family):
+    """Count every family's statistics and ratings again from its games (one family with --family)."""
+    chosen = [_family(family)] if family else db.session.execute(db.select(Family).order_by(Family.id)).scalars().all()
+    for one in chosen:
+        kept.rebuild(one.id)
+        ratings.rebuild(one.id)
+        commit_for(one.id)  # pages drawn from the old figures are drawn again
+        click.echo(f"Counted {one.name} again.")
+
+
 @click.command("backup")
 @OUTPUT
 @with_appcontext
@@ -225,5 +239,5 @@ def backup_command(output):
 
 def init_app(app) -> None:
     for command in (sheet_command, rulecard_command, booklet_command, export_command, import_command,
-                    seed_demo_command, backup_command):
+                    seed_demo_command, recount_command, backup_command):
         app.cli.add_command(command)

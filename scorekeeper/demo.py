@@ -16,7 +16,7 @@ from sqlalchemy import func, insert
 from . import rules
 from .extensions import db
 from .families import commit_for, family_players
-from .history import ratings
+from .history import kept, ratings
 from .models import FINISHED, Family, Game, GameRound, Player, PlayerGame, Result, Seat, utcnow
 
 DEMO_PLAYERS = ("Grandma Rose", "Grandpa Joe", "Mum", "Dad", "Lily", "Sam", "Aunt May", "Uncle Ben")
@@ -71,6 +71,7 @@ def seed_demo(family: Family, games: int, seed: int | None = None, end: datetime
     _advance_sequences()
     if dates:
         ratings.rate_from(family.id, datetime.combine(dates[0], time.min))
+        kept.rebuild(family.id)
     commit_for(family.id)
     return games
 

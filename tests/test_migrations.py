@@ -28,7 +28,7 @@ from alembic.migration import MigrationContext
 from scorekeeper import create_app, rules, upgrade
 from scorekeeper.extensions import db
 from scorekeeper.games.hands import undo_last_round
-from scorekeeper.history import ratings
+from scorekeeper.history import kept, ratings
 from scorekeeper.models import Family, Game, PlayerGame, Rating, RoundChange
 from tests import helpers
 from tests.helpers import (
@@ -341,7 +341,8 @@ def test_database_filled_at_first_revision_upgrades_with_its_data(empty_url, leg
     assert schema_differences(app, db.metadata) == []  # the upgraded schema is the models' schema
     assert_rows_intact(app, data)
     with app.app_context():
-        for name in head_tables() - set(FIRST_TABLES) - {"alembic_version", "rating"}:
+        counted = head_tables() - set(FIRST_TABLES) - {"alembic_version", "rating", *KEPT_TABLES}
+        for name in counted:
             assert db.session.execute(sa.text(f"SELECT COUNT(*) FROM {name}")).scalar_one() == 0, name
         # The finished game is rated by the upgrade, exactly as the app rates it.
         upgraded = rating_rows()
@@ -349,6 +350,12 @@ def test_database_filled_at_first_revision_upgrades_with_its_data(empty_url, leg
         for family_id in db.session.execute(sa.select(Family.id)).scalars():
             ratings.rebuild(family_id)
         assert rating_rows() == upgraded
+        # The statistics counted by the upgrade are the ones the app keeps.
+        counted_by_upgrade = kept_rows()
+        assert counted_by_upgrade["kept_player"] and counted_by_upgrade["kept_rules"]
+        for family_id in db.session.execute(sa.select(Family.id)).scalars():
+            kept.rebuild(family_id)
+        assert kept_rows() == counted_by_upgrade
     assert_app_shows_the_games(app, data)
 
     # A second start finds nothing to do and changes nothing.
@@ -364,6 +371,17 @@ def test_database_filled_at_first_revision_upgrades_with_its_data(empty_url, leg
     with again.app_context():
         undo_last_round(db.session.get(Game, data.finished_game), by="test")
         assert [row for row in rating_rows() if row[0] == data.finished_game] == []
+
+
+KEPT_TABLES = ("kept_player", "kept_month", "kept_pair", "kept_streak", "kept_rules")
+
+
+def kept_rows() -> dict[str, list[tuple]]:
+    """Every kept statistics row, without its id, in a fixed order."""
+    return {
+        name: sorted(tuple(row)[1:] for row in db.session.execute(sa.text(f"SELECT * FROM {name}")))
+        for name in KEPT_TABLES
+    }
 
 
 # -- 2. the models match the migrations ---------------------------------------------------------

@@ -14,13 +14,23 @@ import sqlalchemy as sa
 from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.games import service, summary
-from scorekeeper.games.hands import record_round, undo_last_round
+from scorekeeper.games.hands import record_round
 from scorekeeper.history import ratings
-from scorekeeper.models import FINISHED, IN_PROGRESS, Family, Game, Player, Rating
+from scorekeeper.models import Game, Player, Rating
 from scorekeeper.rules.ratings import new_skill, rate, replay
 from scorekeeper.transfer import checks, importing
 from scorekeeper.transfer.export import export_json
-from tests.helpers import make_app, new_game, player_ids, record, text_of
+from tests.helpers import (
+    make_app,
+    new_game,
+    our_family,
+    play_random_hand,
+    player_ids,
+    random_action,
+    record,
+    start_game,
+    text_of,
+)
 
 # -- the model ----------------------------------------------------------------------------------
 
@@ -60,10 +70,6 @@ def test_replay_changes_add_up_to_the_rating_shown():
 # -- kept with the games ------------------------------------------------------------------------
 
 
-def _family() -> Family:
-    return db.session.execute(sa.select(Family).where(Family.name == "Our family")).scalar_one()
-
-
 def _stored(family_id: int) -> list[tuple]:
     return [
         (row.game_id, row.player_id, round(row.mu, 9), round(row.sigma, 9), row.shown, row.change)
@@ -81,61 +87,14 @@ def _assert_kept_equals_rebuild(family_id: int) -> list[tuple]:
     return kept
 
 
-def _play_hand(game: Game, rng: random.Random) -> None:
-    round_ = game.current_round
-    seats = [seat.player_id for seat in game.seats]
-    out = rng.choice(seats)
-    hands = [rules.Hand(pid, went_out=True, laid_down=True) if pid == out else rules.Hand(pid, hand_total=rng.randint(5, 90))
-             for pid in seats]
-    record_round(game, round_.number, hands, round_.version, by="test")
-
-
-def _start(family: Family, names: list[str], rng: random.Random) -> Game:
-    known = {p.name: p.id for p in db.session.execute(sa.select(Player).where(Player.family_id == family.id)).scalars()}
-    seating = [service.SeatChoice(player_id=known[n]) if n in known else service.SeatChoice(new_name=n) for n in names]
-    return service.start_game(family, rules.get_variant("family-7"), seating, rng.randrange(len(names)))
-
-
-NAMES = ["Ann", "Bob", "Cy", "Di", "Ed"]
-
-
-def _random_action(family: Family, rng: random.Random) -> str:
-    games = db.session.execute(sa.select(Game).where(Game.family_id == family.id).order_by(Game.id)).scalars().all()
-    finished = [g for g in games if g.status == FINISHED]
-    playing = [g for g in games if g.status == IN_PROGRESS]
-    action = rng.choice(["finish", "finish", "edit", "undo", "delete", "abandon"])
-    if action == "finish" or not finished:
-        game = playing[0] if playing else _start(family, rng.sample(NAMES, rng.randint(3, 5)), rng)
-        while game.current_round is not None:
-            _play_hand(game, rng)
-        return "finish"
-    game = rng.choice(finished)
-    if action == "edit":
-        round_ = rng.choice(game.rounds)
-        seats = [seat.player_id for seat in game.seats]
-        hands = [rules.Hand(pid, went_out=True, laid_down=True) if i == 0 else rules.Hand(pid, hand_total=rng.randint(5, 90))
-                 for i, pid in enumerate(seats)]
-        record_round(game, round_.number, hands, round_.version, by="test")
-    elif action == "undo":
-        undo_last_round(game, by="test")
-        if rng.random() < 0.5:
-            _play_hand(game, rng)
-    elif action == "delete":
-        service.delete_game(game)
-    else:
-        for other in playing:
-            service.abandon_game(other)
-    return action
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_ratings_kept_as_games_finish_and_change_equal_a_rating_of_the_whole_history(app, seed):
     rng = random.Random(seed)
     with app.app_context():
-        family = _family()
-        done = [_random_action(family, rng) for _ in range(14)]
+        family = our_family()
+        done = [random_action(family, rng) for _ in range(14)]
         for _ in range(3):
-            done.append(_random_action(family, rng))
+            done.append(random_action(family, rng))
             _assert_kept_equals_rebuild(family.id)
         kept = _assert_kept_equals_rebuild(family.id)
     assert "finish" in done and kept
@@ -144,15 +103,15 @@ def test_ratings_kept_as_games_finish_and_change_equal_a_rating_of_the_whole_his
 def test_an_imported_history_is_rated_as_it_was_where_it_came_from(app, tmp_path):
     rng = random.Random(7)
     with app.app_context():
-        family = _family()
+        family = our_family()
         for _ in range(6):
-            _random_action(family, rng)
+            random_action(family, rng)
         names = {p.id: p.name for p in db.session.execute(sa.select(Player)).scalars()}
         here = {(names[pid], shown) for pid, shown in ratings.shown_now(family.id, names).items()}
         exported = "".join(export_json(family))
     other = make_app(tmp_path / "other")
     with other.app_context():
-        family = _family()
+        family = our_family()
         importing.import_data(family, checks.parse(exported.encode()))
         _assert_kept_equals_rebuild(family.id)
         names = {p.id: p.name for p in db.session.execute(sa.select(Player)).scalars()}
@@ -163,11 +122,11 @@ def test_an_imported_history_is_rated_as_it_was_where_it_came_from(app, tmp_path
 def test_deleting_an_early_game_rates_the_later_ones_again(app):
     rng = random.Random(3)
     with app.app_context():
-        family = _family()
+        family = our_family()
         for _ in range(3):
-            game = _start(family, ["Ann", "Bob", "Cy"], rng)
+            game = start_game(family, ["Ann", "Bob", "Cy"], rng)
             while game.current_round is not None:
-                _play_hand(game, rng)
+                play_random_hand(game, rng)
         first = db.session.execute(sa.select(Game).order_by(Game.id)).scalars().first()
         before = ratings.shown_now(family.id, [s.player_id for s in first.seats])
         service.delete_game(first)
@@ -216,7 +175,7 @@ def test_the_players_list_and_profile_show_the_rating_with_what_it_means(app, cl
 def test_a_family_of_many_players_is_looked_up_in_batches(app):
     """SQLite joins at most 500 selects in one statement; a family may have more players."""
     with app.app_context():
-        family = _family()
+        family = our_family()
         db.session.add_all(Player(family_id=family.id, name=f"Cousin {n}") for n in range(501))
         db.session.commit()
         ids = list(db.session.execute(sa.select(Player.id).where(Player.family_id == family.id)).scalars())
@@ -226,12 +185,12 @@ def test_a_family_of_many_players_is_looked_up_in_batches(app):
 def test_games_started_out_of_order_or_at_the_same_moment_are_rated_in_start_order(app):
     rng = random.Random(11)
     with app.app_context():
-        family = _family()
+        family = our_family()
         games = []
         for _ in range(4):
-            game = _start(family, ["Ann", "Bob", "Cy"], rng)
+            game = start_game(family, ["Ann", "Bob", "Cy"], rng)
             while game.current_round is not None:
-                _play_hand(game, rng)
+                play_random_hand(game, rng)
             games.append(game)
         # The last game was played first; the two middle ones started at the same moment.
         moved = {games[3].id: datetime(2026, 1, 5, 14), games[1].id: datetime(2026, 2, 1, 15),
@@ -257,13 +216,13 @@ def test_games_started_out_of_order_or_at_the_same_moment_are_rated_in_start_ord
 def test_an_import_with_times_in_several_forms_is_rated_from_its_earliest_game(app, tmp_path):
     rng = random.Random(5)
     with app.app_context():
-        family = _family()
+        family = our_family()
         for _ in range(3):
-            _random_action(family, rng)
+            random_action(family, rng)
         data = json.loads("".join(export_json(family)))
     data["games"][0]["started_at"] = data["games"][0]["started_at"][:19] + "+02:00"
     other = make_app(tmp_path / "other")
     with other.app_context():
-        family = _family()
+        family = our_family()
         importing.import_data(family, checks.parse(json.dumps(data).encode()))
         assert _assert_kept_equals_rebuild(family.id)

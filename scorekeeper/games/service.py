@@ -13,7 +13,7 @@ from sqlalchemy.orm import attributes, joinedload, selectinload
 from .. import rules
 from ..extensions import db
 from ..families import RuleError, commit_for
-from ..history import ratings
+from ..history import kept, ratings
 from ..models import (
     ABANDONED,
     FINISHED,
@@ -96,6 +96,7 @@ def start_game(
     db.session.add(game)
     db.session.flush()
     refresh_summary(game, new=True)
+    kept.note_rules(game)
     commit_for(family.id)
     return game
 
@@ -259,10 +260,16 @@ def abandon_game(game: Game) -> None:
 
 
 def delete_game(game: Game) -> None:
-    """Remove a game with all its hands, its summary and its ratings."""
+    """Remove a game with all its hands, its summary, its ratings and its part in the kept statistics."""
+    finished = game.status == FINISHED
     db.session.execute(db.delete(PlayerGame).where(PlayerGame.game_id == game.id))
     ratings.rate_from(game.family_id, game.started_at, game.id)  # the later games, without this one
     db.session.execute(db.delete(RoundChange).where(RoundChange.game_id == game.id))
     db.session.execute(db.delete(ShareLink).where(ShareLink.game_id == game.id))
     db.session.delete(game)
+    db.session.flush()
+    if finished:
+        kept.rebuild(game.family_id)
+    else:
+        kept.rename_rules(game.family_id)
     commit_for(game.family_id)

@@ -10,7 +10,7 @@ from sqlalchemy.orm import attributes
 
 from .. import rules
 from ..extensions import db
-from ..history import ratings
+from ..history import kept, ratings
 from ..models import FINISHED, Game, PlayerGame
 
 SUMMARY_FIELDS = ("status", "hands_played", "total", "won", "hands_won", "times_stuck", "buys")
@@ -26,7 +26,8 @@ def refresh_summary(game: Game, new: bool = False) -> None:
     """Recompute the game's one-row-per-player summary (``PlayerGame``) from its hands.
 
     ``new`` says the game was just created, so there are no rows to look up. A game that
-    finishes, or that was finished and changes, is rated again with every later game.
+    finishes, or that was finished and changes, is rated again with every later game, and the
+    kept statistics count it (a change to a finished game counts the history again).
     """
     rows = {} if new else {
         row.player_id: row
@@ -53,6 +54,10 @@ def refresh_summary(game: Game, new: bool = False) -> None:
             mark_changed(row, SUMMARY_FIELDS)
     if was_finished or game.status == FINISHED:
         ratings.rate_from(game.family_id, game.started_at, game.id)
+    if was_finished:
+        kept.rebuild(game.family_id)
+    elif game.status == FINISHED:
+        kept.count_finished(game)
 
 
 def summary_rows(

@@ -30,11 +30,14 @@ def rate_from(family_id: int, played_at: datetime | None = None, game_id: int = 
     db.session.execute(select(Family.id).where(Family.id == family_id).with_for_update())
     later = _from(Rating.played_at, Rating.game_id, played_at, game_id)
     db.session.execute(db.delete(Rating).where(Rating.family_id == family_id, *later))
+    # From the family's games in start order, so only the later games are read.
+    later_games = select(Game.id).where(
+        Game.family_id == family_id, *_from(Game.started_at, Game.id, played_at, game_id)
+    )
     rows = db.session.execute(
         select(PlayerGame.game_id, PlayerGame.player_id, PlayerGame.total, Game.started_at)
         .join(Game, Game.id == PlayerGame.game_id)
-        .where(PlayerGame.family_id == family_id, PlayerGame.status == FINISHED,
-               *_from(Game.started_at, Game.id, played_at, game_id))
+        .where(PlayerGame.game_id.in_(later_games), PlayerGame.status == FINISHED)
         .order_by(Game.started_at, Game.id, PlayerGame.player_id)
     ).all()
     if not rows:
@@ -61,7 +64,8 @@ def _from(at_column, id_column, played_at: datetime | None, game_id: int) -> lis
     """Conditions for rows at or after ``(played_at, game_id)`` in rating order."""
     if played_at is None:
         return []
-    return [or_(at_column > played_at, and_(at_column == played_at, id_column >= game_id))]
+    # The first condition alone bounds an index range; the second trims its first moment.
+    return [at_column >= played_at, or_(at_column > played_at, id_column >= game_id)]
 
 
 def latest(family_id: int, player_ids: Iterable[int]) -> dict[int, tuple[model.Skill, datetime]]:

@@ -1,17 +1,23 @@
 """A family's records over finished games: the lowest and highest scores under each rule set,
-the most hands won and times stuck in one game, the longest winning streak, and head-to-head."""
+the most hands won and times stuck in one game, the longest winning streak, and head-to-head.
+Over the whole history they come from the kept statistics (``history.kept``); over a season
+they are counted from the season's games."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy import and_, case, func, or_
-from sqlalchemy.orm import aliased
+from sqlalchemy import and_, func, or_
 
 from ..extensions import db
-from ..models import FINISHED, Family, Game, Player, PlayerGame
+from ..models import Family, Game, Player, PlayerGame
+from .models import KeptPair, KeptPlayer, KeptStreak
 from .stats import finished
+
+MOST_OUT = "Most hands won in one game"
+MOST_STUCK = "Stuck most often in one game"
+STREAK = "Longest winning streak (games in a row)"
 
 
 @dataclass
@@ -24,10 +30,11 @@ class Record:
     rules_name: str | None = None  # a score record holds within one rule set: its name
 
 
-def score_records(family: Family, period: tuple[date, date] | None = None) -> list[Record]:
-    """The lowest and highest final score under each rule set (their points differ several-fold,
-    so a score is only compared with scores under the same rules), the earlier game first where
-    two share one: two queries, the second reading only the games with those scores."""
+def score_records(family: Family, period: tuple[date, date]) -> list[Record]:
+    """The lowest and highest final score under each rule set among the games played within
+    ``period`` (their points differ several-fold, so a score is only compared with scores under
+    the same rules), the earlier game first where two share one: two queries, the second reading
+    only the games with those scores."""
     extremes = db.session.execute(
         db.select(PlayerGame.variant_key, func.min(PlayerGame.total), func.max(PlayerGame.total))
         .where(finished(family, period))
@@ -45,7 +52,7 @@ def score_records(family: Family, period: tuple[date, date] | None = None) -> li
         .join(Player, Player.id == PlayerGame.player_id)
         .join(Game, Game.id == PlayerGame.game_id)
         .where(finished(family, period), or_(*wanted))
-        .order_by(PlayerGame.played_on, PlayerGame.game_id)
+        .order_by(PlayerGame.played_on, PlayerGame.game_id, Player.name)
     ).all()
     first = {}
     for row in rows:
@@ -60,8 +67,10 @@ def score_records(family: Family, period: tuple[date, date] | None = None) -> li
 
 
 def records_of(family: Family, period: tuple[date, date] | None = None) -> list[Record]:
-    """The family's records over finished games (of a season, with ``period``): scores per rule
-    set, then the rest."""
+    """The family's records over finished games: from the kept figures, or counted within
+    ``period`` (a season). Scores per rule set first, then the rest."""
+    if period is None:
+        return kept_records(family)
     named = (
         db.select(PlayerGame, Player.name)
         .join(Player, Player.id == PlayerGame.player_id)
@@ -69,7 +78,9 @@ def records_of(family: Family, period: tuple[date, date] | None = None) -> list[
     )
 
     def top(title, order, value):
-        row = db.session.execute(named.order_by(order, PlayerGame.played_on).limit(1)).first()
+        row = db.session.execute(
+            named.order_by(order, PlayerGame.played_on, PlayerGame.game_id, Player.name).limit(1)
+        ).first()
         if row is None:
             return None
         summary, name = row
@@ -77,21 +88,64 @@ def records_of(family: Family, period: tuple[date, date] | None = None) -> list[
 
     found = [
         *score_records(family, period),
-        top("Most hands won in one game", PlayerGame.hands_won.desc(), lambda s: s.hands_won),
-        top("Stuck most often in one game", PlayerGame.times_stuck.desc(), lambda s: s.times_stuck),
+        top(MOST_OUT, PlayerGame.hands_won.desc(), lambda s: s.hands_won),
+        top(MOST_STUCK, PlayerGame.times_stuck.desc(), lambda s: s.times_stuck),
     ]
     streak = longest_streak(family, period)
     if streak:
-        found.append(Record("Longest winning streak (games in a row)", streak[0], streak[1], None, None))
+        found.append(Record(STREAK, streak[0], streak[1], None, None))
     return [r for r in found if r is not None]
 
 
+def kept_records(family: Family) -> list[Record]:
+    """The records of the whole history, from the kept figures: three small queries."""
+    rows = db.session.execute(
+        db.select(KeptPlayer, Player.name).join(Player, Player.id == KeptPlayer.player_id)
+        .where(KeptPlayer.family_id == family.id)
+    ).all()
+    if not rows:
+        return []
+
+    def held(title, mark, rows, higher):
+        # The highest (or lowest) value; where games share it, the earlier game, then the name.
+        kept, name = min(rows, key=lambda r: (
+            -getattr(r[0], mark) if higher else getattr(r[0], mark),
+            getattr(r[0], f"{mark}_on"), getattr(r[0], f"{mark}_game"), r[1]))
+        return Record(title, name, getattr(kept, mark), getattr(kept, f"{mark}_game"), getattr(kept, f"{mark}_on"))
+
+    keys = sorted({kept.variant_key for kept, _ in rows})
+    found = []
+    for key in keys:
+        under = [row for row in rows if row[0].variant_key == key]
+        found += [held("Lowest final score", "best", under, False), held("Highest final score", "worst", under, True)]
+    recorded = dict(db.session.execute(
+        db.select(Game.id, Game.rules).where(Game.id.in_({r.game_id for r in found}))
+    ).all())
+    for record, key in zip(found, [key for key in keys for _ in ("lowest", "highest")], strict=True):
+        record.rules_name = recorded[record.game_id].get("name", key)  # as the game recorded its rules
+    found += [held(MOST_OUT, "most_out", rows, True), held(MOST_STUCK, "most_stuck", rows, True)]
+    streak = longest_streak(family)
+    if streak:
+        found.append(Record(STREAK, streak[0], streak[1], None, None))
+    return found
+
+
 def longest_streak(family: Family, period: tuple[date, date] | None = None) -> tuple[str, int] | None:
-    """The most finished games in a row won by one player (a shared win continues a streak).
+    """The most finished games in a row won by one player (a shared win continues a streak):
+    kept, or counted within ``period``.
 
     Gaps and islands in SQL: number the family's won games in date order; within one player's wins,
     that number minus the player's own running count is constant along a streak.
     """
+    if period is None:
+        row = db.session.execute(
+            db.select(Player.name, KeptStreak.longest.label("length"))
+            .join(Player, Player.id == KeptStreak.player_id)
+            .where(KeptStreak.family_id == family.id, KeptStreak.longest > 0)
+            .order_by(KeptStreak.longest.desc(), Player.name)
+            .limit(1)
+        ).first()
+        return (row.name, row.length) if row else None
     wins = (
         db.select(
             PlayerGame.player_id,
@@ -128,31 +182,13 @@ class HeadToHead:
 
 
 def head_to_head(family: Family, first: Player, second: Player) -> HeadToHead:
-    """Finished games both played: who finished lower, who won, average scores."""
-    a, b = aliased(PlayerGame), aliased(PlayerGame)
-    row = db.session.execute(
-        db.select(
-            func.count(),
-            func.coalesce(func.sum(case((a.total < b.total, 1), else_=0)), 0),
-            func.coalesce(func.sum(case((a.total > b.total, 1), else_=0)), 0),
-            func.coalesce(func.sum(case((a.total == b.total, 1), else_=0)), 0),
-            func.coalesce(func.sum(case((a.won, 1), else_=0)), 0),
-            func.coalesce(func.sum(case((b.won, 1), else_=0)), 0),
-            func.avg(a.total),
-            func.avg(b.total),
+    """Finished games both played: who finished lower, who won, average scores (kept)."""
+    pair = db.session.execute(
+        db.select(KeptPair).where(
+            KeptPair.family_id == family.id, KeptPair.player_id == first.id, KeptPair.other_id == second.id
         )
-        .select_from(a)
-        .join(b, a.game_id == b.game_id)
-        .where(
-            a.family_id == family.id,
-            a.status == FINISHED,
-            a.player_id == first.id,
-            b.player_id == second.id,
-        )
-    ).one()
-    games, first_lower, second_lower, level, first_wins, second_wins, avg_a, avg_b = row
-    return HeadToHead(
-        games, first_lower, second_lower, level, first_wins, second_wins,
-        float(avg_a) if avg_a is not None else None,
-        float(avg_b) if avg_b is not None else None,
-    )
+    ).scalar()
+    if pair is None:
+        return HeadToHead(0, 0, 0, 0, 0, 0, None, None)
+    return HeadToHead(pair.games, pair.lower, pair.higher, pair.level, pair.wins, pair.other_wins,
+                      pair.points / pair.games, pair.other_points / pair.games)

@@ -1,8 +1,9 @@
-"""A family's history in numbers: the game list, player records, head-to-head.
+"""A family's history in numbers: the game list, the players' table and profiles.
 
-Every figure comes from aggregate SQL over ``PlayerGame`` (one row per player per game), so a
-page costs the same few queries with ten games or ten thousand. Only finished games count in
-statistics; abandoned ones stay in the history list.
+Figures over the whole history come from the statistics kept as games are played
+(``history.kept``), so a page reads a few small rows with ten games or ten thousand; a season's
+figures are counted from ``PlayerGame`` (one row per player per game) within its days. Only
+finished games count in statistics; abandoned ones stay in the history list.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from sqlalchemy.orm import selectinload
 
 from ..extensions import db
 from ..models import FINISHED, IN_PROGRESS, Family, Game, Player, PlayerGame
+from .models import KeptMonth, KeptPlayer
 
 PAGE_SIZE = 25
 
@@ -148,29 +150,36 @@ class PlayerLine:
 
 
 def player_table(family: Family, period: tuple[date, date] | None = None) -> list[PlayerLine]:
-    """Every player of the family with games, wins and average final score (finished games,
-    played within ``period`` when one is given)."""
+    """Every player of the family with games, wins and average final score: the kept figures of
+    every finished game, or the finished games played within ``period`` counted here."""
     players = db.session.execute(
         db.select(Player).where(Player.family_id == family.id).order_by(Player.name)
     ).scalars()
     lines = {p.id: PlayerLine(p) for p in players}
-    rows = db.session.execute(
-        db.select(
-            PlayerGame.player_id,
-            func.count(),
-            func.sum(case((PlayerGame.won, 1), else_=0)),
-            func.avg(PlayerGame.total),
-            func.sum(PlayerGame.hands_played),
-            func.sum(PlayerGame.hands_won),
-        )
-        .where(finished(family, period))
-        .group_by(PlayerGame.player_id)
-    )
-    for player_id, games, wins, average, hands, hands_won in rows:
+    if period is None:
+        figures = db.select(
+            KeptPlayer.player_id, func.sum(KeptPlayer.games), func.sum(KeptPlayer.wins),
+            func.sum(KeptPlayer.points), func.sum(KeptPlayer.hands), func.sum(KeptPlayer.hands_won),
+        ).where(KeptPlayer.family_id == family.id).group_by(KeptPlayer.player_id)
+    else:
+        figures = db.select(
+            PlayerGame.player_id, func.count(), func.sum(case((PlayerGame.won, 1), else_=0)),
+            func.sum(PlayerGame.total), func.sum(PlayerGame.hands_played), func.sum(PlayerGame.hands_won),
+        ).where(finished(family, period)).group_by(PlayerGame.player_id)
+    for player_id, games, wins, points, hands, hands_won in db.session.execute(figures):
         line = lines[player_id]
-        line.games, line.wins, line.average = games, wins, float(average)
+        line.games, line.wins, line.average = games, wins, points / games
         line.hands, line.hands_won = hands, hands_won
     return sorted(lines.values(), key=lambda line: (-line.wins, -(line.win_rate or 0), line.player.name))
+
+
+@dataclass(frozen=True)
+class Held:
+    """A figure one game holds (a player's best or worst final score)."""
+
+    total: int
+    played_on: date
+    game_id: int
 
 
 @dataclass
@@ -184,8 +193,8 @@ class Profile:
     hands_won: int
     times_stuck: int
     buys_per_hand: float | None
-    best: PlayerGame | None
-    worst: PlayerGame | None
+    best: Held | None
+    worst: Held | None
     by_variant: list[dict] = field(default_factory=list)
     by_month: list[tuple[str, str, float]] = field(default_factory=list)  # month, rules, average
 
@@ -201,71 +210,37 @@ class Profile:
 
 
 def profile(family: Family, player: Player) -> Profile:
-    """A player's figures over the family's finished games: five queries."""
-    mine = and_(finished(family), PlayerGame.player_id == player.id)
-    games, wins, average, total, hands, hands_won, stuck, buys = db.session.execute(
-        db.select(
-            func.count(),
-            func.coalesce(func.sum(case((PlayerGame.won, 1), else_=0)), 0),
-            func.avg(PlayerGame.total),
-            func.coalesce(func.sum(PlayerGame.total), 0),
-            func.coalesce(func.sum(PlayerGame.hands_played), 0),
-            func.coalesce(func.sum(PlayerGame.hands_won), 0),
-            func.coalesce(func.sum(PlayerGame.times_stuck), 0),
-            func.coalesce(func.sum(PlayerGame.buys), 0),
-        ).where(mine)
-    ).one()
-
-    def extreme(order):
-        return db.session.execute(
-            db.select(PlayerGame).where(mine).order_by(order, PlayerGame.played_on.desc()).limit(1)
-        ).scalar()
-
-    by_variant = _by_variant(mine)
-    by_month = [
-        (month, key, float(avg))
-        for month, key, avg in db.session.execute(
-            db.select(PlayerGame.month, PlayerGame.variant_key, func.avg(PlayerGame.total))
-            .where(mine)
-            .group_by(PlayerGame.month, PlayerGame.variant_key)
-            .order_by(PlayerGame.month, PlayerGame.variant_key)
-        )
-    ]
+    """A player's figures over the family's finished games, from the kept figures: two queries."""
+    kept = list(db.session.execute(
+        db.select(KeptPlayer)
+        .where(KeptPlayer.family_id == family.id, KeptPlayer.player_id == player.id)
+        .order_by(KeptPlayer.variant_key)
+    ).scalars())
+    months = db.session.execute(
+        db.select(KeptMonth.month, KeptMonth.variant_key, KeptMonth.points, KeptMonth.games)
+        .where(KeptMonth.family_id == family.id, KeptMonth.player_id == player.id)
+        .order_by(KeptMonth.month, KeptMonth.variant_key)
+    ).all()
+    games, points, hands = (sum(getattr(row, name) for row in kept) for name in ("games", "points", "hands"))
+    # Where games share a best (or worst) score, the earlier one holds it.
+    best = min(((r.best, r.best_on, r.best_game) for r in kept), default=None)
+    worst = min(((-r.worst, r.worst_on, r.worst_game) for r in kept), default=None)
     return Profile(
         player=player,
         games=games,
-        wins=wins,
-        average_total=float(average) if average is not None else None,
-        points_per_hand=total / hands if hands else None,
+        wins=sum(row.wins for row in kept),
+        average_total=points / games if games else None,
+        points_per_hand=points / hands if hands else None,
         hands=hands,
-        hands_won=hands_won,
-        times_stuck=stuck,
-        buys_per_hand=buys / hands if hands else None,
-        best=extreme(PlayerGame.total.asc()),
-        worst=extreme(PlayerGame.total.desc()),
-        by_variant=by_variant,
-        by_month=by_month,
+        hands_won=sum(row.hands_won for row in kept),
+        times_stuck=sum(row.times_stuck for row in kept),
+        buys_per_hand=sum(row.buys for row in kept) / hands if hands else None,
+        best=Held(*best) if best else None,
+        worst=Held(-worst[0], *worst[1:]) if worst else None,
+        by_variant=[
+            {"key": row.variant_key, "games": row.games, "wins": row.wins, "average": row.points / row.games,
+             "points_per_hand": row.points / row.hands if row.hands else None, "best": row.best, "worst": row.worst}
+            for row in kept
+        ],
+        by_month=[(month, key, points / games) for month, key, points, games in months],
     )
-
-
-def _by_variant(mine) -> list[dict]:
-    """A player's figures under each rule set: games, wins, average, per hand, best and worst."""
-    return [
-        {"key": key, "games": n, "wins": w, "average": float(avg),
-         "points_per_hand": points / hands if hands else None, "best": best, "worst": worst}
-        for key, n, w, avg, points, hands, best, worst in db.session.execute(
-            db.select(
-                PlayerGame.variant_key,
-                func.count(),
-                func.sum(case((PlayerGame.won, 1), else_=0)),
-                func.avg(PlayerGame.total),
-                func.sum(PlayerGame.total),
-                func.sum(PlayerGame.hands_played),
-                func.min(PlayerGame.total),
-                func.max(PlayerGame.total),
-            )
-            .where(mine)
-            .group_by(PlayerGame.variant_key)
-            .order_by(PlayerGame.variant_key)
-        )
-    ]

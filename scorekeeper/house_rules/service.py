@@ -9,7 +9,8 @@ from sqlalchemy.exc import IntegrityError
 from .. import rules
 from ..extensions import db
 from ..families import RuleError, commit_for
-from ..models import Family, Game, HouseRules, utcnow
+from ..history import kept
+from ..models import Family, HouseRules, utcnow
 
 
 def house_rules(family: Family) -> list[HouseRules]:
@@ -95,11 +96,6 @@ def variant_names(family: Family) -> dict[str, str]:
     """Names for every rules key in the family's games and variants, for filters and tables;
     rules since deleted are named as the last game played with them recorded them."""
     names = {key: v.name for key, v in family_variants(family).items()}
-    latest = (
-        db.select(db.func.max(Game.id))
-        .where(Game.family_id == family.id, Game.variant_key.not_in(list(names)))
-        .group_by(Game.variant_key)
-    )
-    for game in db.session.execute(db.select(Game).where(Game.id.in_(latest))).scalars():
-        names[game.variant_key] = f"{game.rules.get('name', game.variant_key)} (deleted)"
+    for key, name in kept.rules_names(family.id).items():
+        names.setdefault(key, f"{name} (deleted)")
     return names

@@ -14,7 +14,7 @@ from .. import rules
 from ..extensions import db
 from ..families import commit_for, family_players
 from ..games.summary import summary_rows
-from ..history import ratings
+from ..history import kept, ratings
 from ..house_rules.service import add_imported_rules
 from ..models import HOUSE_PREFIX, Family, Game, GameRound, Member, Player, PlayerGame, Result, RoundChange, Seat
 from .checks import when
@@ -77,6 +77,7 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
                 db.select(db.func.min(Game.started_at)).where(Game.family_id == family.id, Game.id >= first_id)
             ).scalar_one()
             ratings.rate_from(family.id, earliest)
+            kept.rebuild(family.id)
         if fresh or changed:
             commit_for(family.id)
     except Exception:
