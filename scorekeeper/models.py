@@ -32,6 +32,8 @@ class Family(db.Model):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # Bumped by every change to the family's games: cached pages are keyed by it.
     version: Mapped[int] = mapped_column(default=0)
+    # Bumped when its finished games change (``history.kept``): figures drawn from them are kept by it.
+    stats_version: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class Player(db.Model):

@@ -18,7 +18,7 @@ from sqlalchemy import func
 from scorekeeper.demo import seed_demo
 from scorekeeper.extensions import counting_statements, db
 from scorekeeper.games import summary
-from scorekeeper.history import charts, stats
+from scorekeeper.history import charts, ratings, stats
 from scorekeeper.history.records import head_to_head, longest_streak, records_of
 from scorekeeper.models import Game, GameRound, Player, PlayerGame, Result, Seat
 from scorekeeper.web import access
@@ -579,6 +579,35 @@ def test_player_profile_has_a_chart_of_final_scores_by_month(family):
     assert (first_title, second_title) == (FAMILY_7_NAME, SHANGHAI_10_NAME)
     assert len(seven) == 2 and seven[1][1] < seven[0][1]
     assert len(ten) == 1 and ten[0][0] == seven[1][0] and ten[0][1] < seven[1][1]
+
+
+def test_a_long_history_is_charted_by_year(app, client):
+    with app.app_context():
+        seed_demo(access.current_family(), 600, seed=3)  # about four years of games
+        player = db.session.execute(db.select(Player).order_by(Player.id)).scalars().first()
+        years = db.session.execute(
+            db.select(func.substr(PlayerGame.month, 1, 4), func.avg(PlayerGame.total))
+            .where(PlayerGame.player_id == player.id, PlayerGame.status == "finished",
+                   PlayerGame.variant_key == "family-7")
+            .group_by(func.substr(PlayerGame.month, 1, 4)).order_by(func.substr(PlayerGame.month, 1, 4))
+        ).all()
+        newest = stats.profile(access.current_family(), player)
+        shown = ratings.shown_now(player.family_id, [player.id])[player.id]
+    page = client.get(f"/players/{player.id}")
+    html = page.get_data(as_text=True)
+    assert newest.by_year and [year for year, *_ in newest.months][0] == years[0][0] and len(years) >= 4
+    rating, scores = (html[start:html.index("</svg>", start)] for start in
+                      (html.index("<svg"), html.rindex("<svg")))
+    assert 'class="axis-title">Year</text>' in scores and ">2026-" not in scores
+    [(points, _)] = polylines(rating)
+    assert len(points) == len(years)  # the rating at the end of each year
+    assert stat_grid(page)[0] == f"{shown} Rating" and shown != 0  # the tile: the last point's rating
+    lines = dict((title, line) for line, title in polylines(scores))
+    assert len(lines[FAMILY_7_NAME]) == len(years)
+    assert "Average final score per year" in text_of(page)
+    # Lower averages are drawn higher up: the chart keeps the years' order of averages.
+    order = sorted(range(len(years)), key=lambda i: years[i][1])
+    assert sorted(range(len(years)), key=lambda i: -lines[FAMILY_7_NAME][i][1]) == order
 
 
 def test_a_player_without_finished_games_has_dashes_and_no_chart(client, app):

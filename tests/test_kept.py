@@ -17,7 +17,7 @@ from scorekeeper.demo import seed_demo
 from scorekeeper.extensions import db
 from scorekeeper.games import service, summary
 from scorekeeper.history import kept
-from scorekeeper.history.models import KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak
+from scorekeeper.history.models import KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak, KeptYear
 from scorekeeper.house_rules import service as house_rules
 from scorekeeper.models import FINISHED, Game, PlayerGame
 from scorekeeper.rules import get_variant
@@ -31,10 +31,11 @@ def recount(family_id: int) -> dict[str, set[tuple]]:
     rows = db.session.execute(
         sa.select(PlayerGame).where(PlayerGame.family_id == family_id, PlayerGame.status == FINISHED)
     ).scalars().all()
-    by_player, by_month = defaultdict(list), defaultdict(list)
+    by_player, by_month, by_year = defaultdict(list), defaultdict(list), defaultdict(list)
     for row in rows:
         by_player[row.player_id, row.variant_key].append(row)
         by_month[row.player_id, row.month, row.variant_key].append(row)
+        by_year[row.player_id, row.played_on.strftime("%Y"), row.variant_key].append(row)
 
     def held(rs, value):  # the best value, the earlier game on a tie
         best = min(rs, key=lambda r: (value(r), r.played_on, r.game_id))
@@ -48,6 +49,7 @@ def recount(family_id: int) -> dict[str, set[tuple]]:
         for (pid, key), rs in by_player.items()
     }
     months = {(pid, month, key, len(rs), sum(r.total for r in rs)) for (pid, month, key), rs in by_month.items()}
+    years = {(pid, year, key, len(rs), sum(r.total for r in rs)) for (pid, year, key), rs in by_year.items()}
     games = [list(g) for _, g in groupby(sorted(rows, key=lambda r: (r.played_on, r.game_id)), lambda r: r.game_id)]
     pairs = defaultdict(lambda: [0] * 8)
     for game in games:
@@ -64,7 +66,7 @@ def recount(family_id: int) -> dict[str, set[tuple]]:
             run = run + 1 if pid in won else 0
             longest = max(longest, run)
         streaks.add((pid, run, longest))
-    return {"players": players, "months": months, "streaks": streaks,
+    return {"players": players, "months": months, "years": years, "streaks": streaks,
             "pairs": {(a, b, *figures) for (a, b), figures in pairs.items()}}
 
 
@@ -81,6 +83,7 @@ def stored(family_id: int) -> dict[str, set[tuple]]:
                      r.buys, mark(r, "best"), mark(r, "worst"), mark(r, "most_out"), mark(r, "most_stuck"))
                     for r in rows(KeptPlayer)},
         "months": {(r.player_id, r.month, r.variant_key, r.games, r.points) for r in rows(KeptMonth)},
+        "years": {(r.player_id, r.year, r.variant_key, r.games, r.points) for r in rows(KeptYear)},
         "streaks": {(r.player_id, r.current, r.longest) for r in rows(KeptStreak)},
         "pairs": {(r.player_id, r.other_id, r.games, r.lower, r.higher, r.level, r.wins, r.other_wins, r.points,
                    r.other_points) for r in rows(KeptPair)},

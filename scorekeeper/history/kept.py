@@ -12,18 +12,19 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from sqlalchemy import func, insert, or_, select
+from sqlalchemy import func, insert, or_, select, update
 
 from ..extensions import db
 from ..models import FINISHED, Family, Game, PlayerGame
 from ..rules import tallies
-from .models import KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak
+from .models import KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak, KeptYear
 
 MARKS = ("best", "worst", "most_out", "most_stuck")
 # Each kept table: its model, the attribute of ``Tallies`` it holds, its key columns, the tally.
 TABLES = (
     (KeptPlayer, "players", ("player_id", "variant_key"), tallies.PlayerTally),
-    (KeptMonth, "months", ("player_id", "month", "variant_key"), tallies.MonthTally),
+    (KeptMonth, "months", ("player_id", "month", "variant_key"), tallies.PeriodTally),
+    (KeptYear, "years", ("player_id", "year", "variant_key"), tallies.PeriodTally),
     (KeptPair, "pairs", ("player_id", "other_id"), tallies.PairTally),
     (KeptStreak, "streaks", ("player_id",), tallies.Streak),
 )
@@ -31,8 +32,11 @@ LINE_COLUMNS = [getattr(PlayerGame, name) for name in tallies.Line._fields]
 
 
 def _lock(family_id: int) -> None:
-    # One recount at a time per family: two would each write tallies the other is rewriting.
-    db.session.execute(select(Family.id).where(Family.id == family_id).with_for_update())
+    """Move the family's statistics version on; the row lock it takes also means one recount
+    at a time per family (two would each write tallies the other is rewriting)."""
+    db.session.execute(
+        update(Family).where(Family.id == family_id).values(stats_version=Family.stats_version + 1)
+    )
 
 
 def finished_lines(family_id: int, *where) -> list[tallies.Line]:
@@ -96,6 +100,7 @@ def _load_touched(family_id: int, lines: list[tallies.Line]):
     wanted = {
         KeptPlayer: [KeptPlayer.player_id.in_(players), KeptPlayer.variant_key == key],
         KeptMonth: [KeptMonth.player_id.in_(players), KeptMonth.month == month, KeptMonth.variant_key == key],
+        KeptYear: [KeptYear.player_id.in_(players), KeptYear.year == month[:4], KeptYear.variant_key == key],
         KeptPair: [KeptPair.player_id.in_(players), KeptPair.other_id.in_(players)],
         KeptStreak: [or_(KeptStreak.current > 0, KeptStreak.player_id.in_(players))],
     }

@@ -61,6 +61,21 @@ class KeptMonth(db.Model):
     points: Mapped[int]
 
 
+class KeptYear(db.Model):
+    """A player's games and points in one year under one rule set (a long history's chart)."""
+
+    __tablename__ = "kept_year"
+    __table_args__ = (UniqueConstraint("family_id", "player_id", "year", "variant_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("player.id"))
+    year: Mapped[str] = mapped_column(String(4))
+    variant_key: Mapped[str] = mapped_column(String(40))
+    games: Mapped[int]
+    points: Mapped[int]
+
+
 class KeptPair(db.Model):
     """One player against another over the finished games both played (head-to-head); each
     pair is kept both ways round."""

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from itertools import groupby
 
-from sqlalchemy import and_, insert, or_, select, union_all
+from sqlalchemy import DateTime, bindparam, insert, literal, or_, select, union_all
 
 from ..extensions import db
 from ..models import FINISHED, Family, Game, PlayerGame, Rating
@@ -110,19 +111,30 @@ def game_changes(game_id: int) -> dict[int, GameChange]:
     return {row.player_id: GameChange(row.shown, row.change) for row in rows}
 
 
-def by_month(family_id: int, player_id: int) -> list[tuple[str, int]]:
-    """The player's rating at the end of each month they played a finished game, oldest first."""
-    last = (
-        select(Rating.month, db.func.max(Rating.played_at).label("at"))
-        .where(Rating.family_id == family_id, Rating.player_id == player_id)
-        .group_by(Rating.month)
-        .subquery()
-    )
-    rows = db.session.execute(
-        select(Rating.month, Rating.shown, Rating.game_id)
-        .join(last, and_(Rating.month == last.c.month, Rating.played_at == last.c.at))
-        .where(Rating.family_id == family_id, Rating.player_id == player_id)
-        .order_by(Rating.month, Rating.game_id)
-    ).all()
-    # Two games started at the same minute: the later one (by id) is the month's last.
-    return list({row.month: row.shown for row in rows}.items())
+def at_ends(family_id: int, player_id: int, ends: dict[str, datetime]) -> dict[str, int]:
+    """The player's rating as shown at each of ``ends`` (label -> the moment), from the newest
+    game started before it; labels before the player's first finished game are left out. One
+    statement of indexed look-ups, one per label, whatever the size of the history."""
+    labels = list(ends)
+    found = {}
+    for start in range(0, len(labels), LOOKUPS_PER_STATEMENT):
+        chunk = labels[start:start + LOOKUPS_PER_STATEMENT]
+        params = {"family": family_id, "player": player_id, **{f"end{i}": ends[label] for i, label in enumerate(chunk)}}
+        found.update((chunk[i], shown) for i, shown in db.session.execute(_lookups(len(chunk)), params))
+    return {label: found[label] for label in labels if label in found}
+
+
+@cache
+def _lookups(count: int):
+    # Built once per count, with parameters for the moments: the statement is compiled once too.
+    return union_all(*(
+        select(sub) for sub in (
+            select(literal(i).label("i"), Rating.shown)
+            .where(Rating.family_id == bindparam("family"), Rating.player_id == bindparam("player"),
+                   Rating.played_at < bindparam(f"end{i}", type_=DateTime))
+            .order_by(Rating.played_at.desc(), Rating.game_id.desc())
+            .limit(1)
+            .subquery()
+            for i in range(count)
+        )
+    ))

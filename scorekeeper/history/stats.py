@@ -16,9 +16,10 @@ from sqlalchemy.orm import selectinload
 
 from ..extensions import db
 from ..models import FINISHED, IN_PROGRESS, Family, Game, Player, PlayerGame
-from .models import KeptMonth, KeptPlayer
+from .models import KeptMonth, KeptPlayer, KeptYear
 
 PAGE_SIZE = 25
+MONTHS = 36  # a profile whose games span more months is charted by year
 
 
 # -- the game list ------------------------------------------------------------------------
@@ -196,11 +197,18 @@ class Profile:
     best: Held | None
     worst: Held | None
     by_variant: list[dict] = field(default_factory=list)
-    by_month: list[tuple[str, str, float]] = field(default_factory=list)  # month, rules, average
+    # Month ("2026-11") or, with ``by_year``, year ("2026"); rules key; points; games.
+    months: list[tuple[str, str, int, int]] = field(default_factory=list)
+    by_year: bool = False
 
     @property
     def win_rate(self) -> float | None:
         return self.wins / self.games if self.games else None
+
+    @property
+    def by_month(self) -> list[tuple[str, str, float]]:
+        """Average final score per month (per year for a long history) and rule set."""
+        return [(month, key, points / games) for month, key, points, games in self.months]
 
     @property
     def mixed(self) -> bool:
@@ -210,16 +218,23 @@ class Profile:
 
 
 def profile(family: Family, player: Player) -> Profile:
-    """A player's figures over the family's finished games, from the kept figures: two queries."""
+    """A player's figures over the family's finished games, from the kept figures: three queries."""
     kept = list(db.session.execute(
         db.select(KeptPlayer)
         .where(KeptPlayer.family_id == family.id, KeptPlayer.player_id == player.id)
         .order_by(KeptPlayer.variant_key)
     ).scalars())
+    first, last = db.session.execute(db.select(*(
+        db.select(extreme(KeptMonth.month)).where(KeptMonth.family_id == family.id, KeptMonth.player_id == player.id)
+        .scalar_subquery() for extreme in (func.min, func.max)
+    ))).one()
+    # Decades of months make no chart on a phone: a long history is charted by year.
+    by_year = first is not None and _months_between(first, last) >= MONTHS
+    table, period = (KeptYear, KeptYear.year) if by_year else (KeptMonth, KeptMonth.month)
     months = db.session.execute(
-        db.select(KeptMonth.month, KeptMonth.variant_key, KeptMonth.points, KeptMonth.games)
-        .where(KeptMonth.family_id == family.id, KeptMonth.player_id == player.id)
-        .order_by(KeptMonth.month, KeptMonth.variant_key)
+        db.select(period, table.variant_key, table.points, table.games)
+        .where(table.family_id == family.id, table.player_id == player.id)
+        .order_by(period, table.variant_key)
     ).all()
     games, points, hands = (sum(getattr(row, name) for row in kept) for name in ("games", "points", "hands"))
     # Where games share a best (or worst) score, the earlier one holds it.
@@ -242,5 +257,11 @@ def profile(family: Family, player: Player) -> Profile:
              "points_per_hand": row.points / row.hands if row.hands else None, "best": row.best, "worst": row.worst}
             for row in kept
         ],
-        by_month=[(month, key, points / games) for month, key, points, games in months],
+        months=[tuple(row) for row in months],
+        by_year=by_year,
     )
+
+
+def _months_between(first: str, last: str) -> int:
+    """Whole months from one "2026-11" month to another."""
+    return (int(last[:4]) - int(first[:4])) * 12 + int(last[5:]) - int(first[5:])

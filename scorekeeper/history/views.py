@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date
+import dataclasses
+from datetime import date, datetime
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 
 from ..families import family_players
 from ..house_rules.service import variant_names
@@ -13,15 +14,13 @@ from ..printing.booklet import WEB_MOST_GAMES
 from ..rules.ratings import MEANING
 from ..web.access import current_family, family_get_or_404
 from ..web.fields import is_number
-from ..web.page_cache import cached_page
+from ..web.page_cache import LRU, cached_page
 from . import charts, ratings, seasons, stats
 from .records import head_to_head, records_of
 
 bp = Blueprint("history", __name__)
 
 STATUS_LABELS = {IN_PROGRESS: "in progress", FINISHED: "finished", ABANDONED: "abandoned"}
-
-
 
 
 def _date_arg(name: str, errors: dict) -> date | None:
@@ -81,32 +80,53 @@ def players():
 def player(player_id: int):
     family = current_family()
     person = family_get_or_404(Player, player_id)
-    figures = stats.profile(family, person)
     names = variant_names(family)
+    # Figures and charts change only with the finished games: a buy or a hand of a game in
+    # play redraws the page around the ones already worked out.
+    key = (family.id, family.stats_version, person.id, person.name, tuple(sorted(names.items())))
+    kept = current_app.extensions.setdefault("scorekeeper.profiles", LRU(64))
+    drawn = kept.get(key) if current_app.config.get("PAGE_CACHE", True) else None
+    if drawn is None:
+        drawn = _profile(family, person, names)
+        kept.put(key, drawn)
+    # The player row is this request's own; a kept one would belong to a closed session.
+    figures = dataclasses.replace(drawn["figures"], player=person)
+    return render_template("history/player.html", variant_names=names, meaning=MEANING, **{**drawn, "figures": figures})
+
+
+def _profile(family, person: Player, names: dict[str, str]) -> dict:
+    """A profile's figures, its two charts, its rating and the seasons it played in."""
+    figures = stats.profile(family, person)
+    points = sorted({point for point, *_ in figures.months})
+    step = "Year" if figures.by_year else "Month"
     # One line per rule set: their scores differ too much to share one.
-    months = sorted({month for month, _, _ in figures.by_month})
-    averages = {(month, key): avg for month, key, avg in figures.by_month}
+    averages = {(point, key): average for point, key, average in figures.by_month}
     chart = charts.line_chart(
-        [(names.get(row["key"], row["key"]), [averages.get((month, row["key"])) for month in months])
+        [(names.get(row["key"], row["key"]), [averages.get((point, row["key"])) for point in points])
          for row in figures.by_variant],
-        months,
-        x_title="Month",
+        points,
+        x_title=step,
         y_title="Final score",
-        label=f"{person.name}'s average final score by month",
+        label=f"{person.name}'s average final score by {step.lower()}",
     )
-    rated = ratings.by_month(family.id, person.id)
+    rated = ratings.at_ends(family.id, person.id, {point: _period_end(point) for point in points})
     rating_chart = charts.line_chart(
-        [("Rating", [shown for _, shown in rated])],
-        [month for month, _ in rated],
-        x_title="Month",
+        [("Rating", list(rated.values()))],
+        list(rated),
+        x_title=step,
         y_title="Rating",
-        label=f"{person.name}'s rating at the end of each month",
+        label=f"{person.name}'s rating at the end of each {step.lower()}",
     ) if len(rated) > 1 else None
-    return render_template(
-        "history/player.html", figures=figures, chart=chart, variant_names=names,
-        rating=rated[-1][1] if rated else 0, rating_chart=rating_chart, meaning=MEANING,
-        seasons=sorted({int(month[:4]) for month, _ in rated}, reverse=True),
-    )
+    return {"figures": figures, "chart": chart, "rating": list(rated.values())[-1] if rated else 0,
+            "rating_chart": rating_chart, "seasons": sorted({int(point[:4]) for point in points}, reverse=True)}
+
+
+def _period_end(point: str) -> datetime:
+    """The first moment after a year ("2026") or a month ("2026-11")."""
+    if len(point) == 4:
+        return datetime(int(point) + 1, 1, 1)
+    year, month = int(point[:4]), int(point[5:])
+    return datetime(year + month // 12, month % 12 + 1, 1)
 
 
 @bp.get("/records")

@@ -2,7 +2,7 @@
 
 The history pages read these instead of scanning every game: per player and rule set (games,
 wins, points, hands, hands won, times stuck, buys, best and worst game, most hands won and
-most often stuck in one game), per player, month and rule set (for the charts), per pair of
+most often stuck in one game), per player, month (and year) and rule set (for the charts), per pair of
 players (head-to-head) and per player (winning streaks). ``count_game`` adds a game that comes
 after every game already counted; counting a history in order from nothing gives the figures
 of the whole history (``count_history``).
@@ -79,8 +79,8 @@ class PlayerTally:
 
 
 @dataclass
-class MonthTally:
-    """One player's games and points in one month under one rule set."""
+class PeriodTally:
+    """One player's games and points in one month (or year) under one rule set."""
 
     games: int = 0
     points: int = 0
@@ -123,7 +123,8 @@ class Tallies:
     """Every tally of one family, or the part of it one game touches."""
 
     players: dict[tuple[int, str], PlayerTally] = field(default_factory=dict)  # (player, rules)
-    months: dict[tuple[int, str, str], MonthTally] = field(default_factory=dict)  # (player, month, rules)
+    months: dict[tuple[int, str, str], PeriodTally] = field(default_factory=dict)  # (player, month, rules)
+    years: dict[tuple[int, str, str], PeriodTally] = field(default_factory=dict)  # (player, year, rules)
     pairs: dict[tuple[int, int], PairTally] = field(default_factory=dict)  # (player, other player)
     streaks: dict[int, Streak] = field(default_factory=dict)  # player; must hold every player with a streak
 
@@ -131,9 +132,10 @@ class Tallies:
         """Add one finished game (its players' lines), played after every game counted so far."""
         for line in lines:
             _get(self.players, (line.player_id, line.variant_key), PlayerTally).add(line)
-            month = _get(self.months, (line.player_id, line.month, line.variant_key), MonthTally)
-            month.games += 1
-            month.points += line.total
+            for periods, period in ((self.months, line.month), (self.years, line.month[:4])):
+                tally = _get(periods, (line.player_id, period, line.variant_key), PeriodTally)
+                tally.games += 1
+                tally.points += line.total
         for mine, theirs in permutations(lines, 2):
             _get(self.pairs, (mine.player_id, theirs.player_id), PairTally).add(mine, theirs)
         winners = {line.player_id for line in lines if line.won}

@@ -1,6 +1,6 @@
 """Kept statistics
 
-Per player and rule set, per player and month, per pair of players and per player's streak, and
+Per player and rule set, per player and month or year, per pair of players and per player's streak, and
 the names of the rules keys: counted here from the games a database already has, and kept as
 games are played from then on.
 
@@ -47,6 +47,19 @@ def upgrade():
     sa.ForeignKeyConstraint(['player_id'], ['player.id'], name=op.f('fk_kept_month_player_id_player')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_kept_month')),
     sa.UniqueConstraint('family_id', 'player_id', 'month', 'variant_key', name=op.f('uq_kept_month_family_id'))
+    )
+    op.create_table('kept_year',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('family_id', sa.Integer(), nullable=False),
+    sa.Column('player_id', sa.Integer(), nullable=False),
+    sa.Column('year', sa.String(length=4), nullable=False),
+    sa.Column('variant_key', sa.String(length=40), nullable=False),
+    sa.Column('games', sa.Integer(), nullable=False),
+    sa.Column('points', sa.Integer(), nullable=False),
+    sa.ForeignKeyConstraint(['family_id'], ['family.id'], name=op.f('fk_kept_year_family_id_family')),
+    sa.ForeignKeyConstraint(['player_id'], ['player.id'], name=op.f('fk_kept_year_player_id_player')),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_kept_year')),
+    sa.UniqueConstraint('family_id', 'player_id', 'year', 'variant_key', name=op.f('uq_kept_year_family_id'))
     )
     op.create_table('kept_pair',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -107,12 +120,16 @@ def upgrade():
     sa.PrimaryKeyConstraint('id', name=op.f('pk_kept_streak')),
     sa.UniqueConstraint('family_id', 'player_id', name=op.f('uq_kept_streak_family_id'))
     )
+    with op.batch_alter_table('family', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('stats_version', sa.Integer(), server_default='0', nullable=False))
     _count_existing_games()
 
 
 KEYS = {"players": ("player_id", "variant_key"), "months": ("player_id", "month", "variant_key"),
+        "years": ("player_id", "year", "variant_key"),
         "pairs": ("player_id", "other_id"), "streaks": ("player_id",)}
-TABLES = {"players": "kept_player", "months": "kept_month", "pairs": "kept_pair", "streaks": "kept_streak"}
+TABLES = {"players": "kept_player", "months": "kept_month", "years": "kept_year", "pairs": "kept_pair",
+          "streaks": "kept_streak"}
 MARKS = ("best", "worst", "most_out", "most_stuck")
 
 
@@ -158,9 +175,12 @@ def _columns(family_id, keys, key, tally):
 
 
 def downgrade():
+    with op.batch_alter_table('family', schema=None) as batch_op:
+        batch_op.drop_column('stats_version')
     op.drop_table('kept_streak')
     op.drop_table('kept_player')
     op.drop_table('kept_pair')
+    op.drop_table('kept_year')
     op.drop_table('kept_month')
     op.drop_table('kept_rules')
     # ### end Alembic commands ###
