@@ -18,7 +18,7 @@ from ..games.service import buy_limits, game_or_404, load_game
 from ..games.table import standings
 from ..models import KEEP, MAX_ID, Family
 from ..web.access import public
-from ..web.page_cache import STARTED
+from ..web.page_cache import STARTED, shared_response
 from . import service as sharing
 
 bp = Blueprint("sharing", __name__)
@@ -107,9 +107,15 @@ def _board_etag(link) -> str:
 def board(token: str):
     """The live scoreboard: read-only, updating itself."""
     link = _link_or_404(token)
-    return render_template(
-        "sharing/board.html", token=token, poll_ms=POLL_MS, etag=_board_etag(link), **_board(link)
-    )
+    etag = _board_etag(link)
+    if session.get("_flashes"):  # the page shows a browser's one-time messages: drawn for it alone
+        return _draw_board_page(link, token, etag)
+    # Drawn once per version of the game, for every phone and screen watching it.
+    return shared_response(f"live|{etag}", lambda: _draw_board_page(link, token, etag))
+
+
+def _draw_board_page(link, token: str, etag: str) -> str:
+    return render_template("sharing/board.html", token=token, poll_ms=POLL_MS, etag=etag, **_board(link))
 
 
 @bp.get("/live/<token>/board")
@@ -121,7 +127,9 @@ def board_state(token: str):
     if etag in request.if_none_match.as_set():
         response = make_response("", 304)
     else:
-        response = make_response(render_template("sharing/_board.html", **_board(link)))
+        response = shared_response(
+            f"board|{etag}", lambda: render_template("sharing/_board.html", **_board(link))
+        )
     response.set_etag(etag)
     response.headers["Cache-Control"] = "no-cache"
     return response

@@ -1,9 +1,13 @@
 """Serving fast: cached pages, compressed responses and fingerprinted static files.
 
-- A page is drawn once per (family version, address, browser session) and then served from
-  memory, with an ``ETag`` so an unchanged page costs a 304. Any write moves the family's
-  version on (``families.commit_for``), so a cached page is never stale. The session's CSRF
-  token is part of the key because pages carry forms signed for that session.
+- A page is drawn once per (family version, address, kind of viewer) and then served from
+  memory to every phone of the family, with an ``ETag`` so an unchanged page costs a 304. Any
+  write moves the family's version on (``families.commit_for``), so a cached page is never
+  stale. The viewer's kind is a signed-in member or a score keeper's link (``web.access``): the
+  two see different menus. Nothing else about the viewer may show on a cached page.
+- Forms on a page are signed for each browser session (CSRF), so the shared copy is drawn with a
+  stand-in token, and each session gets it with its own token put in; that finished copy is
+  kept too, so a phone looking again costs no substitution and no compression.
 - Text responses are gzipped when the browser accepts it.
 - ``url_for('static', ...)`` adds a content hash (``?v=``), and such URLs are cached for a year.
 """
@@ -16,10 +20,12 @@ import os
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
 
-from flask import Flask, current_app, make_response, request, session
+from flask import Flask, current_app, g, make_response, request, session
+from flask.globals import request_ctx
 from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
 
@@ -39,14 +45,14 @@ class LRU:
         self._items: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: str):
+    def get(self, key):
         with self._lock:
             item = self._items.get(key)
             if item is not None:
                 self._items.move_to_end(key)
             return item
 
-    def put(self, key: str, item) -> None:
+    def put(self, key, item) -> None:
         with self._lock:
             self._items[key] = item
             self._items.move_to_end(key)
@@ -58,53 +64,148 @@ class LRU:
             self._items.clear()
 
 
-pages = LRU(256)  # key -> (body, gzipped body, mimetype)
+pages = LRU(256)  # page key -> (body with the stand-in token, its mimetype, gzipped body if it has no form)
+served = LRU(512)  # (page key, session's token, gzipped?) -> (body as that session gets it, mimetype)
+shared = LRU(128)  # key -> (body, gzipped body): the same for everyone (``shared_response``)
 # A restored backup takes family versions back to numbers phones have already seen; the restart
 # it needs changes this, so their old ETags no longer match. gunicorn's master sets it once for
 # all its workers (``gunicorn_conf``), so a 304 does not depend on which worker answers.
 STARTED = os.environ.get("SCOREKEEPER_STARTED") or secrets.token_hex(8)
+# Stands in for the session's signed CSRF token in a shared page: letters and digits, so HTML
+# escaping leaves it as it is, and random, so no page's own text can hold it.
+STAND_IN = f"csrf{secrets.token_hex(16)}"
+_STAND_IN = STAND_IN.encode()
 
 
 def cached_page(view):
-    """Serve a GET page from memory while the family's data is unchanged."""
+    """Serve a GET page from memory while the family's data is unchanged (other methods pass)."""
 
     @wraps(view)
     def wrapper(*args, **kwargs):
-        if not current_app.config.get("PAGE_CACHE", True) or session.get("_flashes"):
+        if (request.method not in ("GET", "HEAD") or not current_app.config.get("PAGE_CACHE", True)
+                or session.get("_flashes")):
             return view(*args, **kwargs)  # a page with a one-time message is drawn fresh
-        family = current_family()
-        generate_csrf()  # make sure the session's token exists before it joins the key
-        member = current_user.get_id()
-        raw = f"{STARTED}|{family.id}|{family.version}|{member}|{request.full_path}|{session.get('csrf_token')}"
-        key = hashlib.sha256(raw.encode()).hexdigest()[:32]
+        key = _page_key(current_family())
+        token = _session_token()
         packed_wanted = accepts_gzip()
-        etag = f"{key}-gz" if packed_wanted else key
+        digest = hashlib.sha256(f"{key}|{token}".encode()).hexdigest()[:32]
+        etag = f"{digest}-gz" if packed_wanted else digest
         # Only the page's own tag: "*" would answer 304 before the view could say 404.
         if etag in request.if_none_match.as_set():
             response = make_response("", 304)
         else:
-            hit = pages.get(key)
-            if hit is None:
-                response = make_response(view(*args, **kwargs))
-                if response.status_code != 200:
-                    return response
-                body = response.get_data()
-                hit = (body, gzip.compress(body, compresslevel=6), response.mimetype)
-                pages.put(key, hit)
-            body, packed, mimetype = hit
-            # The compressed copy is kept too: a cached page is never compressed twice.
-            if packed_wanted:
-                response = make_response(packed)
-                response.headers["Content-Encoding"] = "gzip"
-                response.vary.add("Accept-Encoding")
-            else:
-                response = make_response(body)
-            response.mimetype = mimetype
+            kept = _in_memory(key)
+            mine = (kept, token, packed_wanted)
+            finished = served.get(mine)
+            if finished is None:
+                page = pages.get(kept)
+                if page is None:
+                    response = _draw(view, args, kwargs)
+                    if response.status_code != 200 or _flashed():
+                        return _with_own_token(response)  # drawn for this request only
+                    page = _keep(kept, response)
+                finished = _finish(page, packed_wanted)
+                served.put(mine, finished)
+            response = _body_response(*finished, packed_wanted)
         response.set_etag(etag)
         response.headers["Cache-Control"] = "private, no-cache"
         return response
 
     return wrapper
+
+
+def _page_key(family) -> str:
+    """What a cached page depends on: the family's data, the address and who is looking."""
+    viewer = "member" if current_user.is_authenticated else "keeper"
+    raw = f"{STARTED}|{family.id}|{family.version}|{viewer}|{request.full_path}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+
+def _in_memory(key: str) -> str:
+    """``key`` for this process's memory: apps sharing a process (tests) share no page. Kept out
+    of ETags, which must be the same from every gunicorn worker."""
+    return f"{current_app.extensions.get('page_cache', '')}|{key}"
+
+
+def _csrf_name() -> str:
+    return current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
+
+
+def _session_token() -> str:
+    """The session's raw CSRF token (made now if it has none): its pages carry forms signed with it."""
+    name = _csrf_name()
+    if name not in session:
+        generate_csrf()
+    return str(session[name])
+
+
+def _draw(view, args, kwargs):
+    """The page drawn with the stand-in token (``generate_csrf`` keeps a request's signed token in
+    ``g``), put back afterwards so later forms of this request get the real one."""
+    name = _csrf_name()
+    real = g.pop(name, None)
+    setattr(g, name, STAND_IN)
+    try:
+        response = make_response(view(*args, **kwargs))
+    finally:
+        g.pop(name, None)
+        if real is not None:
+            setattr(g, name, real)
+    return response
+
+
+def _with_own_token(response):
+    if not response.is_streamed:
+        response.set_data(response.get_data().replace(_STAND_IN, generate_csrf().encode()))
+    return response
+
+
+def _flashed() -> bool:
+    """Whether the view left a one-time message (shown on its page, or kept for the next)."""
+    return bool(session.get("_flashes") or request_ctx.flashes)
+
+
+def _keep(key: str, response) -> tuple:
+    body = response.get_data()
+    # A page without forms is the same for every session: compressed once, here.
+    packed = None if _STAND_IN in body else gzip.compress(body, compresslevel=6)
+    page = (body, response.mimetype, packed)
+    pages.put(key, page)
+    return page
+
+
+def _finish(page: tuple, packed_wanted: bool) -> tuple[bytes, str]:
+    """The page as this session gets it: its own signed token in its forms, gzipped if wanted."""
+    body, mimetype, packed = page
+    if packed is not None:
+        return (packed if packed_wanted else body), mimetype
+    body = body.replace(_STAND_IN, generate_csrf().encode())
+    return (gzip.compress(body, compresslevel=6) if packed_wanted else body), mimetype
+
+
+def _body_response(body: bytes, mimetype: str, packed: bool):
+    response = make_response(body)
+    if packed:
+        response.headers["Content-Encoding"] = "gzip"
+        response.vary.add("Accept-Encoding")
+    response.mimetype = mimetype
+    return response
+
+
+def shared_response(key: str, draw: Callable[[], str]):
+    """A 200 response whose body is the same for everyone who asks with ``key`` (e.g. a public
+    scoreboard at one version of its game): drawn and compressed once, then served from memory."""
+    if not current_app.config.get("PAGE_CACHE", True):
+        return make_response(draw())  # compressed, if at all, on its way out (``_compress``)
+    kept = _in_memory(key)
+    hit = shared.get(kept)
+    if hit is None:
+        body = draw().encode()
+        hit = (body, gzip.compress(body, compresslevel=6))
+        shared.put(kept, hit)
+    body, packed = hit
+    packed_wanted = accepts_gzip()
+    return _body_response(packed if packed_wanted else body, "text/html", packed_wanted)
 
 
 def accepts_gzip() -> bool:
@@ -119,6 +220,8 @@ def _fingerprint(app: Flask, filename: str, memo: dict[str, str]) -> str:
 
 
 def init_app(app: Flask) -> None:
+    """Fingerprinted static URLs, compression, and this app's mark in the page caches."""
+    app.extensions["page_cache"] = secrets.token_hex(8)
     memo: dict[str, str] = {}
 
     @app.url_defaults

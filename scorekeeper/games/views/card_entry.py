@@ -13,6 +13,7 @@ from ...families import RuleError, once
 from ...models import MAX_ID, GameRound
 from ...web.access import acting_person, keeper_page
 from ...web.fields import is_number
+from ...web.page_cache import cached_page
 from ..forms import entry_form
 from ..hands import record_round
 from ..service import HandRefused, StaleEntry, buy_limits, game_or_404, round_of
@@ -46,6 +47,7 @@ def _stored_data(round_: GameRound, variant) -> dict:
 
 @bp.route("/<int:game_id>/rounds/<int:number>/score", methods=["GET", "POST"])
 @keeper_page
+@cached_page  # the empty form, as every phone opens it; a POST is answered for itself
 def card_entry(game_id: int, number: int):
     game = game_or_404(game_id)
     round_ = _round_or_404(game, number)
