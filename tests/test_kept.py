@@ -16,14 +16,14 @@ import sqlalchemy as sa
 from scorekeeper.demo import seed_demo
 from scorekeeper.extensions import db
 from scorekeeper.games import service, summary
-from scorekeeper.history import kept
+from scorekeeper.history import kept, stats
 from scorekeeper.history.models import KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak, KeptYear
 from scorekeeper.house_rules import service as house_rules
 from scorekeeper.models import FINISHED, Game, PlayerGame
 from scorekeeper.rules import get_variant
 from scorekeeper.transfer import checks, importing
 from scorekeeper.transfer.export import export_json
-from tests.helpers import make_app, our_family, play_random_hand, random_action, start_game
+from tests.helpers import make_app, our_family, play_random_hand, random_action, start_game, texts_by_class
 
 
 def recount(family_id: int) -> dict[str, set[tuple]]:
@@ -199,3 +199,31 @@ def test_rules_deleted_since_are_named_as_their_newest_game_recorded_them(app):
         service.delete_game(games[0])
         assert key not in house_rules.variant_names(family)
         assert not db.session.execute(sa.select(KeptRules).where(KeptRules.variant_key == key)).first()
+
+
+def test_a_profile_is_worked_out_again_when_the_finished_games_change_and_not_for_a_buy(app, client, monkeypatch):
+    rng = random.Random(12)
+    with app.app_context():
+        family = our_family()
+        finish(start_game(family, ["Ann", "Bob", "Cy"], rng), rng)
+        playing = start_game(family, ["Ann", "Bob", "Cy"], rng)
+        ann = next(seat.player_id for seat in playing.seats if seat.player.name == "Ann")
+        playing_id, number = playing.id, playing.current_round.number
+    worked_out = []
+    real = stats.profile
+    monkeypatch.setattr(stats, "profile", lambda *args: worked_out.append(1) or real(*args))
+
+    def games_played():
+        page = client.get(f"/players/{ann}")
+        assert page.status_code == 200
+        return next(line for line in texts_by_class(page, "stat") if line.endswith("games played"))
+
+    assert games_played() == "1 games played" and len(worked_out) == 1
+    client.post(f"/games/{playing_id}/rounds/{number}/buy", data={"player": ann})
+    assert games_played() == "1 games played" and len(worked_out) == 1  # the page is drawn again around it
+    with app.app_context():
+        finish(db.session.get(Game, playing_id), rng)
+    assert games_played() == "2 games played" and len(worked_out) == 2
+    with app.app_context():
+        service.delete_game(db.session.get(Game, playing_id))
+    assert games_played() == "1 games played" and len(worked_out) == 3
