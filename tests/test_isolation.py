@@ -37,6 +37,7 @@ from sqlalchemy import select
 
 from scorekeeper import rules
 from scorekeeper.extensions import db
+from scorekeeper.history.models import KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak, KeptYear
 from scorekeeper.models import (
     Family,
     Game,
@@ -243,6 +244,8 @@ def family_rows(app, family_id: int) -> dict[str, list[tuple]]:
         "share_link": ShareLink.game_id.in_(games),
         "submission": Submission.family_id == family_id,
         "house_rules": HouseRules.family_id == family_id,
+        **{model.__tablename__: model.family_id == family_id
+           for model in (KeptPlayer, KeptMonth, KeptYear, KeptPair, KeptStreak, KeptRules)},
     }
     tables = db.metadata.tables
     assert set(owned) == set(tables) - {"sign_in_failure"}, "a new table: say here which of its rows are a family's"

@@ -1,20 +1,35 @@
 """Each player's chance to win a game in progress (``rules.chances``), drawn from the hands this
-family played with the same rules in its latest finished games."""
+family played with the same rules in its latest finished games.
+
+Every buy or mark moves the family's version on, so the standings and the scoreboard are drawn
+again and again at the same position. The hands change only with the finished games, which move
+the family's statistics version on (``history.kept``): they are kept in memory by it
+(``_hands``). The figures depend only on the game, its position and the hands, so they are kept
+too (``_figures``); recording a hand moves the game on but leaves the hands as they were, so the
+next draw only simulates.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 
+import numpy as np
 from sqlalchemy import false
 
 from .. import rules
 from ..extensions import db
-from ..models import FINISHED, IN_PROGRESS, Game, GameRound, Result
-from ..rules.chances import Chances, chance_to_win, seed_for
+from ..models import FINISHED, IN_PROGRESS, Family, Game, GameRound, Result
+from ..rules import chances as simulation
+from ..rules.chances import Chances, seed_for
+from ..web.page_cache import LRU
 
 # The latest finished games with the same rules the hands come from: enough for every round to
 # have plenty, and a bound on the work however long the family's history is.
 LATEST_GAMES = 200
+
+_hands = LRU(16)  # (database, family, statistics version, rules, LATEST_GAMES) -> (digest, hands)
+_figures = LRU(512)  # (database, hands' digest, game, position) -> Chances
 
 
 def chances_for(game: Game) -> Chances | None:
@@ -28,13 +43,34 @@ def chances_for(game: Game) -> Chances | None:
         return None
     players = len(game.seats)
     totals = rules.running_totals([[result.points for result in r.results] for r in scored], players)[-1]
-    return chance_to_win(
-        game.variant, totals, left, players, family_hands(game.family_id, game.variant_key),
-        seed=seed_for(game.id, totals, len(scored)),
-    )
+    family = db.session.get(Family, game.family_id)  # the signed-in family: already loaded
+    # The database too: ids of another one (a test's) start from the same numbers.
+    where = (db.engine.url, family.id, family.stats_version, game.variant_key, LATEST_GAMES)
+    kept = _hands.get(where)
+    if kept is None:
+        samples = family_hands(family.id, game.variant_key)
+        kept = (_digest(samples), samples)
+        _hands.put(where, kept)
+    digest, samples = kept
+    key = (where[0], digest, game.id, game.variant_key, tuple(totals), len(scored), tuple(left))
+    figures = _figures.get(key)
+    if figures is None:
+        figures = simulation.chance_to_win(
+            game.variant, totals, left, players, samples, seed=seed_for(game.id, totals, len(scored)),
+        )
+        _figures.put(key, figures)
+    return figures
 
 
-def family_hands(family_id: int, variant_key: str) -> dict[int, list[int]]:
+def _digest(samples: dict[int, np.ndarray]) -> str:
+    """What the hands hold: a change to other rules' games reads them again, but finds them the same."""
+    digest = hashlib.sha256()
+    for number in sorted(samples):
+        digest.update(number.to_bytes(4, "little") + samples[number].tobytes())
+    return digest.hexdigest()
+
+
+def family_hands(family_id: int, variant_key: str) -> dict[int, np.ndarray]:
     """Round number -> the points of every player who did not go out, in the family's latest
     ``LATEST_GAMES`` finished games with these rules. One query, columns only."""
     latest = (
@@ -43,12 +79,22 @@ def family_hands(family_id: int, variant_key: str) -> dict[int, list[int]]:
         .order_by(Game.started_at.desc(), Game.id.desc())
         .limit(LATEST_GAMES)
     )
+    return _hands_in(latest)
+
+
+def _hands_in(games) -> dict[int, np.ndarray]:
+    """Round number -> the points of every player who did not go out in ``games`` (ids, or a
+    select of them), as arrays no one may change: every draw from these hands shares them."""
     rows = db.session.execute(
         db.select(GameRound.number, Result.points)
         .join(Result, Result.round_id == GameRound.id)
-        .where(GameRound.game_id.in_(latest), Result.went_out == false())
+        .where(GameRound.game_id.in_(games), Result.went_out == false())
     )
     hands: dict[int, list[int]] = defaultdict(list)
     for number, points in rows:
         hands[number].append(points)
-    return hands
+    arrays = {}
+    for number, points in hands.items():
+        arrays[number] = np.asarray(points, dtype=np.int64)
+        arrays[number].setflags(write=False)
+    return arrays

@@ -6,14 +6,13 @@ with CSS ``target-counter``, and each game's page is drawn by the score sheet's 
 (``printing/_sheet.html``), its style written once per layout rather than once per game.
 
 The ``ETag`` (and the key of the PDF cache) is the family's data version (which every change to
-its games, players or name moves on), the season and the paper, so it is known before a game is
-read: a browser holding this yearbook gets a 304, and a cached one is sent again, without
-loading anything.
+its games, players or name moves on), the season and the paper (``documents.version_tag``), so it
+is known before a game is read: a browser holding this yearbook gets a 304, and a cached one is
+sent again, without loading anything.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass
 from functools import partial
@@ -25,7 +24,6 @@ from ..games.service import WHOLE_GAME
 from ..history import seasons
 from ..models import Family, Game
 from ..rules.ratings import MEANING
-from ..web.page_cache import STARTED
 from . import documents
 
 TEMPLATE = "printing/booklet.html"
@@ -74,13 +72,16 @@ def booklet_document(
             "Choose fewer days at the foot of the season's page, or print it with "
             f"flask --app scorekeeper booklet (no limit there)."
         )
-    # The database too: versions of another database (a test's, a restored copy's) start from the same numbers.
-    raw = f"booklet|{STARTED}|{db.engine.url}|{family.id}|{family.version}|{family.name}|{period.slug}|{paper}"
-    etag = hashlib.sha256(raw.encode()).hexdigest()[:32]
+    etag = booklet_tag(family, period, paper)
     name = period.slug.replace("..", "-to-")
     # What the template draws is read only when it is drawn: a cached yearbook reads no game.
     context = {"paper": paper, "games": len(game_ids), "contents": partial(contents, family, period, game_ids)}
     return documents.Document(f"yearbook-{name}.pdf", etag, TEMPLATE, context, apart=True)
+
+
+def booklet_tag(family: Family, period: seasons.Period, paper: str) -> str:
+    """The yearbook's ``ETag`` and the key of its PDF in the cache: known before a game is read."""
+    return documents.version_tag("booklet", family, period.slug, paper)
 
 
 def contents(family: Family, period: seasons.Period, game_ids: list[int]) -> dict:

@@ -2,25 +2,31 @@
 
 The layout is data first (``*_sheet``/``rule_card`` build plain dicts), then HTML, then PDF.
 Rendered PDFs are cached by a hash of everything that goes into them, so an unchanged document
-is served again without rendering and its hash doubles as the HTTP ``ETag``.
+is served again without rendering; that hash is the HTTP ``ETag`` of a document made from the
+request alone. A document of the family's games has one known before any game is read
+(``version_tag``), so a browser that holds it gets a 304 for the cost of no query.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
+from pathlib import Path
 
-from flask import render_template
+from flask import current_app, render_template
 
 from .. import rules
+from ..extensions import db
 from ..games.table import standings as standings_of
-from ..models import Game
+from ..models import Family, Game
 from ..rules import limits
-from ..web.page_cache import LRU
+from ..web.page_cache import LRU, STARTED
 
 PAPERS = ("letter", "a4")
 MAX_NAME = 40
@@ -292,6 +298,33 @@ def sheet_document(sheet: dict, paper: str) -> Document:
 def rule_card_document(card: dict, paper: str) -> Document:
     """A rule card; its name carries no date because it does not change from day to day."""
     return _document("rule-card", "printing/rulecard.html", card, paper, card["variant"].key)
+
+
+def version_tag(kind: str, family: Family, *parts) -> str:
+    """The ``ETag`` of a document made from the family's data, known before any of it is read:
+    every change to the family's games, players or name moves its version on.
+
+    Also in it: the process start (a restored backup takes versions back), the database (another
+    one's versions start from the same numbers), the code and templates documents are made with
+    (a new release draws them anew) and ``parts`` (the game, the paper, the day...). Signed with
+    the app's secret, so no one can make the tag of a document they were never sent."""
+    raw = json.dumps([kind, STARTED, str(db.engine.url), family.id, family.version, family.name,
+                      code_fingerprint(), *parts], default=str)
+    secret = current_app.secret_key
+    secret = secret if isinstance(secret, bytes) else str(secret).encode()
+    return hmac.new(secret, raw.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A digest of the app's code and its printing templates, read once per process."""
+    package = Path(__file__).resolve().parent.parent
+    templates = Path(current_app.root_path, current_app.template_folder or "templates", "printing")
+    digest = hashlib.sha256()
+    for path in sorted([*package.rglob("*.py"), *templates.glob("*")]):
+        if path.is_file():
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 cache = LRU(64)  # document hash -> PDF bytes

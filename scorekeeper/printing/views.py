@@ -3,6 +3,8 @@ rules pages (each rule card as a web page, open to a guest at the table)."""
 
 from __future__ import annotations
 
+from datetime import date
+
 from flask import Blueprint, abort, render_template, request, url_for
 
 from .. import rules
@@ -12,8 +14,8 @@ from ..house_rules.service import family_variants
 from ..web.access import current_family, keeper_page, public
 from ..web.fields import is_number
 from . import documents
-from .booklet import WEB_MOST_GAMES, TooManyGames, booklet_document
-from .responses import paper, send_pdf, send_rule_card
+from .booklet import WEB_MOST_GAMES, TooManyGames, booklet_document, booklet_tag
+from .responses import paper, send_pdf, send_rule_card, unchanged
 
 bp = Blueprint("printing", __name__)
 
@@ -55,9 +57,15 @@ def blank_sheet():
 
 @bp.get("/games/<int:game_id>/sheet.pdf")
 def game_sheet(game_id: int):
-    game = game_or_404(game_id)
-    sheet = documents.filled_sheet(game, current_family().name)
-    return send_pdf(documents.sheet_document(sheet, paper()))
+    """A game's filled score sheet: a browser that holds it gets a 304 before the game is read."""
+    family, chosen, today = current_family(), paper(), date.today()
+    # The day is printed on the sheet.
+    etag = documents.version_tag("score-sheet", family, game_id, chosen, today.isoformat())
+    held = unchanged(etag, chosen)
+    if held is not None:
+        return held
+    sheet = documents.filled_sheet(game_or_404(game_id), family.name, today)
+    return send_pdf(documents.sheet_document(sheet, chosen), etag)
 
 
 @bp.get("/seasons/<period>/booklet.pdf")
@@ -66,8 +74,12 @@ def booklet(period: str):
     chosen = parse_period(period)
     if chosen is None:
         abort(404, "No such season: use a year such as 2026, or two dates such as 2026-03-01..2026-06-30.")
+    family, paper_size = current_family(), paper()
+    held = unchanged(booklet_tag(family, chosen, paper_size), paper_size)
+    if held is not None:
+        return held
     try:
-        document = booklet_document(current_family(), chosen, paper(), most_games=WEB_MOST_GAMES)
+        document = booklet_document(family, chosen, paper_size, most_games=WEB_MOST_GAMES)
     except TooManyGames as error:
         abort(422, str(error))
     except documents.PrintError as error:
@@ -78,8 +90,14 @@ def booklet(period: str):
 @bp.get("/games/<int:game_id>/rules.pdf")
 @keeper_page
 def game_rule_card(game_id: int):
-    """The rule card of the rules a game is played by (its own copy)."""
-    return send_rule_card(game_or_404(game_id).variant)
+    """The rule card of the rules a game is played by (its own copy): a browser that holds it
+    gets a 304 before the game is read."""
+    family, chosen = current_family(), paper()
+    etag = documents.version_tag("rule-card", family, game_id, chosen)
+    held = unchanged(etag, chosen)
+    if held is not None:
+        return held
+    return send_rule_card(game_or_404(game_id).variant, etag)
 
 
 @bp.get("/print/rules/<key>.pdf")
