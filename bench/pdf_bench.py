@@ -43,6 +43,12 @@ def bare_page(rows: int, columns: int, orientation: str = "landscape") -> str:
     )
 
 
+def sheet_shape(hands: int, players: int) -> tuple[int, int]:
+    """The bare table of a score sheet's size: two rows per hand plus the heading and totals rows,
+    four columns for the hand (number, contract, cards, dealer) plus two per player."""
+    return 2 * hands + 2, 4 + 2 * players
+
+
 def paired_medians_ms(first, second, repeat: int) -> tuple[float, float]:
     """Median times of two renders measured turn about, so load on a shared machine hits both alike."""
     a, b = [], []
@@ -125,7 +131,7 @@ def main() -> None:
         for name, html in htmls.items():
             doc = documents[name]
             if "players" in doc.context:  # a sheet: 2 rows per round
-                shape = (2 * len(doc.context["rows"]) + 2, 4 + 2 * len(doc.context["players"]), "landscape")
+                shape = (*sheet_shape(len(doc.context["rows"]), len(doc.context["players"])), "landscape")
             else:  # a rule card: its contract table plus the facts around it
                 shape = (len(doc.context["variant"].rounds) + 14, 5, "portrait")
             bare = bare_page(*shape)
