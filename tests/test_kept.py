@@ -5,6 +5,7 @@ exactly what counting every finished game again gives (counted here, independent
 from __future__ import annotations
 
 import random
+import re
 from collections import defaultdict
 from dataclasses import replace
 from datetime import datetime
@@ -16,14 +17,14 @@ import sqlalchemy as sa
 from scorekeeper.demo import seed_demo
 from scorekeeper.extensions import db
 from scorekeeper.games import service, summary
-from scorekeeper.history import kept, stats
+from scorekeeper.history import kept, seasons, stats
 from scorekeeper.history.models import KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak, KeptYear
 from scorekeeper.house_rules import service as house_rules
 from scorekeeper.models import FINISHED, Game, PlayerGame
 from scorekeeper.rules import get_variant
 from scorekeeper.transfer import checks, importing
 from scorekeeper.transfer.export import export_json
-from tests.helpers import make_app, our_family, play_random_hand, random_action, start_game, texts_by_class
+from tests.helpers import make_app, our_family, play_random_hand, random_action, start_game, text_of, texts_by_class
 
 
 def recount(family_id: int) -> dict[str, set[tuple]]:
@@ -227,3 +228,28 @@ def test_a_profile_is_worked_out_again_when_the_finished_games_change_and_not_fo
     with app.app_context():
         service.delete_game(db.session.get(Game, playing_id))
     assert games_played() == "1 games played" and len(worked_out) == 3
+
+
+def test_a_season_is_worked_out_again_when_the_finished_games_change_and_not_for_a_buy(app, client, monkeypatch):
+    rng = random.Random(13)
+    with app.app_context():
+        family = our_family()
+        finish(start_game(family, ["Ann", "Bob", "Cy"], rng), rng)
+        playing = start_game(family, ["Ann", "Bob", "Cy"], rng)
+        ann = next(seat.player_id for seat in playing.seats if seat.player.name == "Ann")
+        playing_id, number, year = playing.id, playing.current_round.number, playing.started_at.year
+    worked_out = []
+    real = seasons.season
+    monkeypatch.setattr(seasons, "season", lambda *args: worked_out.append(1) or real(*args))
+
+    def finished_games():
+        page = client.get(f"/seasons/{year}")
+        assert page.status_code == 200
+        return re.search(r"(\d+) finished games?", text_of(page)).group(1)
+
+    assert finished_games() == "1" and len(worked_out) == 1
+    client.post(f"/games/{playing_id}/rounds/{number}/buy", data={"player": ann})
+    assert finished_games() == "1" and len(worked_out) == 1
+    with app.app_context():
+        finish(db.session.get(Game, playing_id), rng)
+    assert finished_games() == "2" and len(worked_out) == 2

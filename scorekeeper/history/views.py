@@ -6,6 +6,7 @@ import dataclasses
 from datetime import date, datetime
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from markupsafe import Markup
 
 from ..families import family_players
 from ..house_rules.service import variant_names
@@ -83,12 +84,8 @@ def player(player_id: int):
     names = variant_names(family)
     # Figures and charts change only with the finished games: a buy or a hand of a game in
     # play redraws the page around the ones already worked out.
-    key = (family.id, family.stats_version, person.id, person.name, tuple(sorted(names.items())))
-    kept = current_app.extensions.setdefault("scorekeeper.profiles", LRU(64))
-    drawn = kept.get(key) if current_app.config.get("PAGE_CACHE", True) else None
-    if drawn is None:
-        drawn = _profile(family, person, names)
-        kept.put(key, drawn)
+    key = ("profile", family.id, family.stats_version, person.id, person.name, tuple(sorted(names.items())))
+    drawn = _drawn_once(key, lambda: _profile(family, person, names))
     # The player row is this request's own; a kept one would belong to a closed session.
     figures = dataclasses.replace(drawn["figures"], player=person)
     return render_template("history/player.html", variant_names=names, meaning=MEANING, **{**drawn, "figures": figures})
@@ -179,10 +176,27 @@ def season(period: str):
         if not errors:
             return redirect(url_for("history.season", period=seasons.Period(start, end).slug))
     family = current_family()
-    figures = seasons.season(family, chosen)
-    chart = seasons.rating_chart(figures)
-    return render_template(
-        "history/season.html", season=figures, chart=chart, meaning=MEANING, errors=errors, args=request.args,
-        booklet_most=WEB_MOST_GAMES,
-    )
+
+    def draw() -> Markup:
+        figures = seasons.season(family, chosen)
+        return Markup(render_template(
+            "history/_season_figures.html", season=figures, chart=seasons.rating_chart(figures), meaning=MEANING,
+            booklet_most=WEB_MOST_GAMES,
+        ))
+
+    figures = _drawn_once(("season", family.id, family.stats_version, chosen.slug), draw)
+    return render_template("history/season.html", period=chosen, figures=figures, errors=errors, args=request.args)
+
+
+def _drawn_once(key: tuple, draw):
+    """``draw()``, kept in the app by ``key`` (which holds the family's statistics version): what
+    only the finished games decide is worked out once per change of them, not after every buy."""
+    if not current_app.config.get("PAGE_CACHE", True):
+        return draw()
+    kept = current_app.extensions.setdefault("scorekeeper.history", LRU(128))
+    found = kept.get(key)
+    if found is None:
+        found = draw()
+        kept.put(key, found)
+    return found
 
