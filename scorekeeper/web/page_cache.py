@@ -65,7 +65,7 @@ class LRU:
 
 
 pages = LRU(256)  # page key -> (body with the stand-in token, its mimetype, gzipped body if it has no form)
-served = LRU(512)  # (page key, session's token, gzipped?) -> (body as that session gets it, mimetype)
+served = LRU(128)  # (page key, session's token, gzipped?) -> (body as that session gets it, mimetype)
 shared = LRU(128)  # key -> (body, gzipped body): the same for everyone (``shared_response``)
 # A restored backup takes family versions back to numbers phones have already seen; the restart
 # it needs changes this, so their old ETags no longer match. gunicorn's master sets it once for
