@@ -4,6 +4,7 @@ exactly what counting every finished game again gives (counted here, independent
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections import defaultdict
@@ -24,7 +25,16 @@ from scorekeeper.models import FINISHED, Game, PlayerGame
 from scorekeeper.rules import get_variant
 from scorekeeper.transfer import checks, importing
 from scorekeeper.transfer.export import export_json
-from tests.helpers import make_app, our_family, play_random_hand, random_action, start_game, text_of, texts_by_class
+from tests.helpers import (
+    make_app,
+    our_family,
+    play_random_hand,
+    random_action,
+    start_game,
+    strict_client,
+    text_of,
+    texts_by_class,
+)
 
 
 def recount(family_id: int) -> dict[str, set[tuple]]:
@@ -253,3 +263,25 @@ def test_a_season_is_worked_out_again_when_the_finished_games_change_and_not_for
     with app.app_context():
         finish(db.session.get(Game, playing_id), rng)
     assert finished_games() == "2" and len(worked_out) == 2
+
+
+def test_an_imported_game_with_a_very_long_rules_name_and_one_dated_9999_are_shown(app, client, tmp_path):
+    rng = random.Random(14)
+    with app.app_context():
+        family = our_family()
+        finish(start_game(family, ["Ann", "Bob", "Cy"], rng), rng)
+        data = json.loads("".join(export_json(family)))
+    data["games"][0]["rules"]["name"] = "Grandma's " + "very " * 60 + "long rules"
+    data["games"][0]["started_at"] = "9999-12-31T10:00:00"
+    other = make_app(tmp_path / "other")
+    with other.app_context():
+        family = our_family()
+        importing.import_data(family, checks.parse(json.dumps(data).encode()))
+        key = db.session.execute(sa.select(Game.variant_key)).scalar_one()
+        assert house_rules.variant_names(family)[key].startswith("Shanghai")  # a preset keeps its own name
+        assert db.session.execute(sa.select(KeptRules.name)).scalar_one() == data["games"][0]["rules"]["name"][:200]
+        ann = db.session.execute(sa.select(PlayerGame.player_id).order_by(PlayerGame.player_id)).scalars().first()
+        assert_kept_equals_recount(family.id)
+    member = strict_client(other)
+    page = member.get(f"/players/{ann}")
+    assert page.status_code == 200 and "9999" in page.text

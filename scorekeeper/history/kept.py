@@ -17,7 +17,7 @@ from sqlalchemy import func, insert, or_, select, update
 from ..extensions import db
 from ..models import FINISHED, Family, Game, PlayerGame
 from ..rules import tallies
-from .models import KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak, KeptYear
+from .models import NAME_LENGTH, KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak, KeptYear
 
 MARKS = ("best", "worst", "most_out", "most_stuck")
 # Each kept table: its model, the attribute of ``Tallies`` it holds, its key columns, the tally.
@@ -137,12 +137,19 @@ def _tally(kind, row):
 # -- the rules' names ---------------------------------------------------------------------
 
 
+def _name(rules: dict, key: str) -> str:
+    """The rules' name as a game recorded it (an imported game's may be longer than a column)."""
+    return str(rules.get("name", key))[:NAME_LENGTH]
+
+
 def note_rules(game: Game) -> None:
     """A new game names its rules key (it is the newest game with that key)."""
+    # Two games started at once with new rules would both find no row and both add one.
+    db.session.execute(select(Family.id).where(Family.id == game.family_id).with_for_update())
     row = db.session.execute(
         select(KeptRules).where(KeptRules.family_id == game.family_id, KeptRules.variant_key == game.variant_key)
     ).scalar()
-    name = game.rules.get("name", game.variant_key)
+    name = _name(game.rules, game.variant_key)
     if row is None:
         db.session.add(KeptRules(family_id=game.family_id, variant_key=game.variant_key, name=name,
                                  newest_game=game.id))
@@ -157,7 +164,7 @@ def rename_rules(family_id: int) -> None:
         select(func.max(Game.id)).where(Game.family_id == family_id).group_by(Game.variant_key).scalar_subquery()
     )
     rows = [
-        {"family_id": family_id, "variant_key": key, "name": rules.get("name", key), "newest_game": game_id}
+        {"family_id": family_id, "variant_key": key, "name": _name(rules, key), "newest_game": game_id}
         for game_id, key, rules in db.session.execute(
             select(Game.id, Game.variant_key, Game.rules).where(Game.id.in_(newest))
         )

@@ -14,6 +14,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from ..extensions import db
 
+NAME_LENGTH = 200  # a kept rules name; a longer one (from an imported game) is cut
+
 
 class KeptPlayer(db.Model):
     """A player's figures under one rule set over the family's finished games."""
@@ -120,5 +122,5 @@ class KeptRules(db.Model):
     id: Mapped[int] = mapped_column(primary_key=True)
     family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
     variant_key: Mapped[str] = mapped_column(String(40))
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
     newest_game: Mapped[int]

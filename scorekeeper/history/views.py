@@ -79,6 +79,7 @@ def players():
 @bp.get("/players/<int:player_id>")
 @cached_page
 def player(player_id: int):
+    """A player's profile: figures, rating, charts and figures per rule set (finished games)."""
     family = current_family()
     person = family_get_or_404(Player, player_id)
     names = variant_names(family)
@@ -119,16 +120,18 @@ def _profile(family, person: Player, names: dict[str, str]) -> dict:
 
 
 def _period_end(point: str) -> datetime:
-    """The first moment after a year ("2026") or a month ("2026-11")."""
-    if len(point) == 4:
-        return datetime(int(point) + 1, 1, 1)
-    year, month = int(point[:4]), int(point[5:])
+    """The first moment after a year ("2026") or a month ("2026-11"); the last moment there is
+    for the last of them (an imported game may be dated in 9999)."""
+    year, month = (int(point), 12) if len(point) == 4 else (int(point[:4]), int(point[5:]))
+    if (year, month) == (datetime.max.year, 12):
+        return datetime.max
     return datetime(year + month // 12, month % 12 + 1, 1)
 
 
 @bp.get("/records")
 @cached_page
 def records():
+    """The family's records and the players' table, with head-to-head for two chosen players."""
     family = current_family()
     players = family_players(family)
     by_id = {p.id: p for p in players}

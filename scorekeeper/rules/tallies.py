@@ -64,6 +64,7 @@ class PlayerTally:
     most_stuck: Mark | None = None  # stuck most often in one game
 
     def add(self, line: Line) -> None:
+        """Count one finished game of this player under these rules."""
         self.games += 1
         self.wins += line.won
         self.points += line.total
@@ -100,6 +101,7 @@ class PairTally:
     other_points: int = 0
 
     def add(self, mine: Line, theirs: Line) -> None:
+        """Count one finished game both played: this player's line and the other's."""
         self.games += 1
         self.lower += mine.total < theirs.total
         self.higher += mine.total > theirs.total

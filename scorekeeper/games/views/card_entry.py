@@ -49,6 +49,7 @@ def _stored_data(round_: GameRound, variant) -> dict:
 @keeper_page
 @cached_page  # the empty form, as every phone opens it; a POST is answered for itself
 def card_entry(game_id: int, number: int):
+    """End of a hand: the keypads (GET), then the review of the points and saving (POST)."""
     game = game_or_404(game_id)
     round_ = _round_or_404(game, number)
     if round_.recorded_at is None and round_ is not game.current_round:

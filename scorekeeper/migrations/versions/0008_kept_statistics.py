@@ -154,7 +154,8 @@ def _count_existing_games():
     kept_rules = sa.Table('kept_rules', meta, autoload_with=bind)
     newest = sa.select(sa.func.max(game.c.id)).group_by(game.c.family_id, game.c.variant_key).scalar_subquery()
     new = [
-        {"family_id": family_id, "variant_key": key, "name": (rules or {}).get("name", key), "newest_game": game_id}
+        {"family_id": family_id, "variant_key": key, "name": str((rules or {}).get("name", key))[:200],
+         "newest_game": game_id}
         for game_id, family_id, key, rules in bind.execute(
             sa.select(game.c.id, game.c.family_id, game.c.variant_key, game.c.rules).where(game.c.id.in_(newest))
         )
