@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import replace
 from datetime import datetime
 from itertools import groupby, permutations
+from types import SimpleNamespace
 
 import pytest
 import sqlalchemy as sa
@@ -212,56 +213,60 @@ def test_rules_deleted_since_are_named_as_their_newest_game_recorded_them(app):
         assert not db.session.execute(sa.select(KeptRules).where(KeptRules.variant_key == key)).first()
 
 
-def test_a_profile_is_worked_out_again_when_the_finished_games_change_and_not_for_a_buy(app, client, monkeypatch):
+@pytest.fixture
+def table(app):
+    """One finished game of Ann, Bob and Cy, and a second one in play."""
     rng = random.Random(12)
     with app.app_context():
         family = our_family()
         finish(start_game(family, ["Ann", "Bob", "Cy"], rng), rng)
         playing = start_game(family, ["Ann", "Bob", "Cy"], rng)
         ann = next(seat.player_id for seat in playing.seats if seat.player.name == "Ann")
-        playing_id, number = playing.id, playing.current_round.number
-    worked_out = []
-    real = stats.profile
-    monkeypatch.setattr(stats, "profile", lambda *args: worked_out.append(1) or real(*args))
+        return SimpleNamespace(rng=rng, game_id=playing.id, number=playing.current_round.number, ann=ann,
+                               year=playing.started_at.year)
+
+
+def spy(monkeypatch, module, name: str) -> list:
+    """Each call of ``module.name`` from now on."""
+    calls, real = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args: calls.append(args) or real(*args))
+    return calls
+
+
+def test_a_profile_is_worked_out_again_when_the_finished_games_change_and_not_for_a_buy(app, client, table,
+                                                                                      monkeypatch):
+    worked_out = spy(monkeypatch, stats, "profile")
 
     def games_played():
-        page = client.get(f"/players/{ann}")
+        page = client.get(f"/players/{table.ann}")
         assert page.status_code == 200
         return next(line for line in texts_by_class(page, "stat") if line.endswith("games played"))
 
     assert games_played() == "1 games played" and len(worked_out) == 1
-    client.post(f"/games/{playing_id}/rounds/{number}/buy", data={"player": ann})
+    client.post(f"/games/{table.game_id}/rounds/{table.number}/buy", data={"player": table.ann})
     assert games_played() == "1 games played" and len(worked_out) == 1  # the page is drawn again around it
     with app.app_context():
-        finish(db.session.get(Game, playing_id), rng)
+        finish(db.session.get(Game, table.game_id), table.rng)
     assert games_played() == "2 games played" and len(worked_out) == 2
     with app.app_context():
-        service.delete_game(db.session.get(Game, playing_id))
+        service.delete_game(db.session.get(Game, table.game_id))
     assert games_played() == "1 games played" and len(worked_out) == 3
 
 
-def test_a_season_is_worked_out_again_when_the_finished_games_change_and_not_for_a_buy(app, client, monkeypatch):
-    rng = random.Random(13)
-    with app.app_context():
-        family = our_family()
-        finish(start_game(family, ["Ann", "Bob", "Cy"], rng), rng)
-        playing = start_game(family, ["Ann", "Bob", "Cy"], rng)
-        ann = next(seat.player_id for seat in playing.seats if seat.player.name == "Ann")
-        playing_id, number, year = playing.id, playing.current_round.number, playing.started_at.year
-    worked_out = []
-    real = seasons.season
-    monkeypatch.setattr(seasons, "season", lambda *args: worked_out.append(1) or real(*args))
+def test_a_season_is_worked_out_again_when_the_finished_games_change_and_not_for_a_buy(app, client, table,
+                                                                                     monkeypatch):
+    worked_out = spy(monkeypatch, seasons, "season")
 
     def finished_games():
-        page = client.get(f"/seasons/{year}")
+        page = client.get(f"/seasons/{table.year}")
         assert page.status_code == 200
         return re.search(r"(\d+) finished games?", text_of(page)).group(1)
 
     assert finished_games() == "1" and len(worked_out) == 1
-    client.post(f"/games/{playing_id}/rounds/{number}/buy", data={"player": ann})
+    client.post(f"/games/{table.game_id}/rounds/{table.number}/buy", data={"player": table.ann})
     assert finished_games() == "1" and len(worked_out) == 1
     with app.app_context():
-        finish(db.session.get(Game, playing_id), rng)
+        finish(db.session.get(Game, table.game_id), table.rng)
     assert finished_games() == "2" and len(worked_out) == 2
 
 
