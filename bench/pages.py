@@ -27,6 +27,7 @@ def prepare(folder: Path, games: int, fresh_games: int, finished: int = 40) -> d
     from scorekeeper.extensions import db
     from scorekeeper.games import hands, service
     from scorekeeper.history.seasons import parse_period, season_games
+    from scorekeeper.models import FINISHED, PlayerGame
     from scorekeeper.sharing import service as sharing
 
     app = create_app()
@@ -45,13 +46,18 @@ def prepare(folder: Path, games: int, fresh_games: int, finished: int = 40) -> d
         scoreboard = sharing.create(playing, "view", member)  # a phone or TV watching the game
         fresh = [service.start_game(family, variant, seats, first_dealer=0).id for _ in range(fresh_games)]
         current = playing.current_round.number
+        # The profile and head-to-head of the players with the most finished games: the heaviest ones.
+        busiest = db.session.execute(
+            db.select(PlayerGame.player_id).where(PlayerGame.family_id == family.id, PlayerGame.status == FINISHED)
+            .group_by(PlayerGame.player_id).order_by(db.func.count().desc(), PlayerGame.player_id).limit(2)
+        ).scalars().all()
         ids = {
             "playing": playing.id,
             "round": current,
             "fresh": fresh,
             "finished": finished_shapes(finished),
-            "player": players["Ann"].id,
-            "other": players["Bob"].id,
+            "player": busiest[0],
+            "other": busiest[1],
             "player_ids": {n: players[n].id for n in PLAYERS},
             "member": member.get_id(),
             "scoreboard": f"/live/{scoreboard.token}/board",
@@ -113,7 +119,6 @@ def endpoints(ids: dict, games: int) -> dict[str, str]:
     }
 
 
-NOT_CACHED = {BASELINE, "card entry", "scoreboard (public board)"}  # drawn on every request
 
 
 def round_form(ids: dict, csrf: str | None, version: int = 0) -> dict:
