@@ -39,11 +39,11 @@ def _lock(family_id: int) -> None:
     )
 
 
-def finished_lines(family_id: int, *where) -> list[tallies.Line]:
+def finished_lines(family_id: int) -> list[tallies.Line]:
     """The family's finished games' lines in the order they were played."""
     rows = db.session.execute(
         select(*LINE_COLUMNS)
-        .where(PlayerGame.family_id == family_id, PlayerGame.status == FINISHED, *where)
+        .where(PlayerGame.family_id == family_id, PlayerGame.status == FINISHED)
         .order_by(PlayerGame.played_on, PlayerGame.game_id, PlayerGame.player_id)
     )
     return [tallies.Line(*row) for row in rows]
