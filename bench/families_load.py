@@ -23,6 +23,7 @@ import re
 import sys
 import threading
 import time
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 from http_load import REFUSED, Browser
@@ -33,7 +34,7 @@ BOARD_304, BOARD_200 = "scoreboard poll → 304", "scoreboard poll → 200 (redr
 KINDS = (BOARD_304, BOARD_200, TAP, TAP_PAGE, ENTRY, SAVE, SAVE_PAGE)
 
 
-class Client:
+class Client(ABC):
     """One schedule of requests in one thread; records every request and how late each tick began."""
 
     def __init__(self, port: int, samples: list, lags: list, lock: threading.Lock):
@@ -55,8 +56,9 @@ class Client:
                 self.lags.append(time.monotonic() - at)
             self.act(what)
 
+    @abstractmethod
     def act(self, what: str) -> None:
-        raise NotImplementedError
+        """Send what the schedule says now (a board polls; a phone taps or saves)."""
 
     def send(self, kind: str, method: str, path: str, form: dict | None = None, headers: dict | None = None):
         """A request, recorded as an error when it raises (a timeout, a refused connection)."""

@@ -46,20 +46,16 @@ def chances_for(game: Game) -> Chances | None:
     family = db.session.get(Family, game.family_id)  # the signed-in family: already loaded
     # The database too: ids of another one (a test's) start from the same numbers.
     where = (db.engine.url, family.id, family.stats_version, game.variant_key, LATEST_GAMES)
-    kept = _hands.get(where)
-    if kept is None:
-        samples = family_hands(family.id, game.variant_key)
-        kept = (_digest(samples), samples)
-        _hands.put(where, kept)
-    digest, samples = kept
+    digest, samples = _hands.fetch(where, lambda: _read_hands(family.id, game.variant_key))
     key = (where[0], digest, game.id, game.variant_key, tuple(totals), len(scored), tuple(left))
-    figures = _figures.get(key)
-    if figures is None:
-        figures = simulation.chance_to_win(
-            game.variant, totals, left, players, samples, seed=seed_for(game.id, totals, len(scored)),
-        )
-        _figures.put(key, figures)
-    return figures
+    return _figures.fetch(key, lambda: simulation.chance_to_win(
+        game.variant, totals, left, players, samples, seed=seed_for(game.id, totals, len(scored)),
+    ))
+
+
+def _read_hands(family_id: int, variant_key: str) -> tuple[str, dict[int, np.ndarray]]:
+    samples = family_hands(family_id, variant_key)
+    return _digest(samples), samples
 
 
 def _digest(samples: dict[int, np.ndarray]) -> str:

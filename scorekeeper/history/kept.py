@@ -31,7 +31,7 @@ TABLES = (
 LINE_COLUMNS = [getattr(PlayerGame, name) for name in tallies.Line._fields]
 
 
-def _lock(family_id: int) -> None:
+def _new_statistics_version(family_id: int) -> None:
     """Move the family's statistics version on; the row lock it takes also means one recount
     at a time per family (two would each write tallies the other is rewriting)."""
     db.session.execute(
@@ -51,7 +51,7 @@ def finished_lines(family_id: int) -> list[tallies.Line]:
 
 def rebuild(family_id: int) -> None:
     """Count the family's whole history again, and name its rules keys again."""
-    _lock(family_id)
+    _new_statistics_version(family_id)
     for model, _, _, _ in TABLES:
         db.session.execute(db.delete(model).where(model.family_id == family_id))
     counted = tallies.count_history(finished_lines(family_id))
@@ -65,7 +65,7 @@ def rebuild(family_id: int) -> None:
 def count_finished(game: Game) -> None:
     """Count a game that has just finished: into the tallies it touches when it comes after
     every finished game of the family, else by counting the history again."""
-    _lock(game.family_id)
+    _new_statistics_version(game.family_id)
     lines = [tallies.Line(*row) for row in db.session.execute(
         select(*LINE_COLUMNS).where(PlayerGame.game_id == game.id).order_by(PlayerGame.player_id)
     )]

@@ -196,10 +196,5 @@ def _drawn_once(key: tuple, draw):
     only the finished games decide is worked out once per change of them, not after every buy."""
     if not current_app.config.get("PAGE_CACHE", True):
         return draw()
-    kept = current_app.extensions.setdefault("scorekeeper.history", LRU(128))
-    found = kept.get(key)
-    if found is None:
-        found = draw()
-        kept.put(key, found)
-    return found
+    return current_app.extensions.setdefault("scorekeeper.history", LRU(128)).fetch(key, draw)
 

@@ -351,12 +351,11 @@ def html_to_pdf(html: str) -> bytes:
 
 def render(document: Document) -> bytes:
     """The PDF for ``document``, from the cache when the same document was rendered before."""
-    pdf = cache.get(document.etag)
-    if pdf is None:
+    def made() -> bytes:
         html = render_template(document.template, **document.context)
-        pdf = html_to_pdf_apart(html) if document.apart else html_to_pdf(html)
-        cache.put(document.etag, pdf)
-    return pdf
+        return html_to_pdf_apart(html) if document.apart else html_to_pdf(html)
+
+    return cache.fetch(document.etag, made)
 
 
 def html_to_pdf_apart(html: str) -> bytes:

@@ -59,6 +59,14 @@ class LRU:
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
 
+    def fetch(self, key, make: Callable[[], object]):
+        """The item kept under ``key``, made (and kept) first when there is none."""
+        item = self.get(key)
+        if item is None:
+            item = make()
+            self.put(key, item)
+        return item
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
@@ -197,13 +205,11 @@ def shared_response(key: str, draw: Callable[[], str]):
     scoreboard at one version of its game): drawn and compressed once, then served from memory."""
     if not current_app.config.get("PAGE_CACHE", True):
         return make_response(draw())  # compressed, if at all, on its way out (``_compress``)
-    kept = _in_memory(key)
-    hit = shared.get(kept)
-    if hit is None:
+    def packed_both_ways() -> tuple[bytes, bytes]:
         body = draw().encode()
-        hit = (body, gzip.compress(body, compresslevel=6))
-        shared.put(kept, hit)
-    body, packed = hit
+        return body, gzip.compress(body, compresslevel=6)
+
+    body, packed = shared.fetch(_in_memory(key), packed_both_ways)
     packed_wanted = accepts_gzip()
     return _body_response(packed if packed_wanted else body, "text/html", packed_wanted)
 
