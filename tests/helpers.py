@@ -486,11 +486,12 @@ def our_family() -> Family:
 
 
 def play_random_hand(game: Game, rng: random.Random) -> None:
-    """Record the current hand: one player, drawn at random, goes out; the rest hold 5 to 90."""
+    """Record the current hand: one player, drawn at random, goes out; the rest hold 5 to 90
+    (a multiple of 5: in family-7 every card counts one)."""
     round_ = game.current_round
     seats = [seat.player_id for seat in game.seats]
     out = rng.choice(seats)
-    hands = [rules.Hand(pid, went_out=True, laid_down=True) if pid == out else rules.Hand(pid, hand_total=rng.randint(5, 90))
+    hands = [rules.Hand(pid, went_out=True, laid_down=True) if pid == out else rules.Hand(pid, hand_total=rng.randint(1, 18) * 5)
              for pid in seats]
     record_round(game, round_.number, hands, round_.version, by="test")
 
@@ -520,7 +521,7 @@ def random_action(family: Family, rng: random.Random) -> str:
     if action == "edit":
         round_ = rng.choice(game.rounds)
         seats = [seat.player_id for seat in game.seats]
-        hands = [rules.Hand(pid, went_out=True, laid_down=True) if i == 0 else rules.Hand(pid, hand_total=rng.randint(5, 90))
+        hands = [rules.Hand(pid, went_out=True, laid_down=True) if i == 0 else rules.Hand(pid, hand_total=rng.randint(1, 18) * 5)
                  for i, pid in enumerate(seats)]
         record_round(game, round_.number, hands, round_.version, by="test")
     elif action == "undo":

@@ -49,7 +49,7 @@ postgres_only = pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL: set SCO
 # family-7 without hand 1 (rounds 2-7), Bob deals first; 2-9 = 5, 10-K = 10, A = 15, joker = 20.
 HANDS = {
     2: ("Ann", {"Bob": "K K 5", "Cy": "9 10 A JK", "Di": "2 3"}, {"Ann": 0, "Bob": 25, "Cy": 50, "Di": 10}),
-    3: ("Bob", {"Ann": "Q", "Cy": 42, "Di": "JK JK 7"}, {"Ann": 10, "Bob": 0, "Cy": 42, "Di": 45}),
+    3: ("Bob", {"Ann": "Q", "Cy": 40, "Di": "JK JK 7"}, {"Ann": 10, "Bob": 0, "Cy": 40, "Di": 45}),
     4: ("Cy", {"Ann": "A", "Bob": "2 3 4", "Di": "10"}, {"Ann": 15, "Bob": 15, "Cy": 0, "Di": 10}),
 }
 

@@ -55,6 +55,7 @@ from scorekeeper.extensions import db
 from scorekeeper.house_rules.forms import POINT_FIELDS
 from scorekeeper.models import Family, Game, GameRound, HouseRules, Invite, Player, Result, ShareLink, Submission
 from scorekeeper.rules.house import WILD_TWOS
+from scorekeeper.rules.scoring import card_totals
 from scorekeeper.web.access import KEEPER
 from tests.helpers import (
     POSTGRES_URL,
@@ -529,7 +530,8 @@ def legal_hands(draw, t: Table) -> Hands:
     """A hand the form must accept: one player out, the rest with possible cards or a total."""
     variant, codes = t.variant, [k.code for k in t.variant.keys]
     remaining = {k.code: variant.copies(k, t.decks) for k in variant.keys}
-    most, top = variant.max_hand(t.round), rules.max_hand_points(variant, t.round)
+    # A total typed by hand must be one some cards add up to (every card a multiple of 5 in family-7).
+    most, totals = variant.max_hand(t.round), sorted(card_totals(variant, t.round.number))
     out = draw(st.sampled_from(t.pids))
     fields = {"version": str(t.version), "went_out": str(out)}
     bonus = ""
@@ -555,7 +557,7 @@ def legal_hands(draw, t: Table) -> Hands:
         if not counts or draw(st.integers(0, 3)) == 0:
             for code, n in counts.items():
                 remaining[code] += n
-            total = draw(st.integers(1, top))
+            total = draw(st.sampled_from(totals))
             fields[f"p{pid}-total"] = str(total)
             points[pid], counts_of[pid] = total, {}
         else:

@@ -76,9 +76,9 @@ FAMILY_7_ROUNDS = [
                 "Di": "2 3"},          # 5+5 = 10
      {"Ann": 0, "Bob": 25, "Cy": 50, "Di": 10}),
     (3, "Bob", {"Ann": "Q",            # 10
-                "Cy": 42,              # counted by hand
+                "Cy": 40,              # counted by hand (a multiple of 5: every card here is)
                 "Di": "JK JK 7"},      # 20+20+5 = 45
-     {"Ann": 10, "Bob": 0, "Cy": 42, "Di": 45}),
+     {"Ann": 10, "Bob": 0, "Cy": 40, "Di": 45}),
     (4, "Cy", {"Ann": "A A",           # 15+15 = 30
                "Bob": "4 4 4",         # 5+5+5 = 15
                "Di": "J 10"},          # 10+10 = 20
@@ -96,7 +96,7 @@ FAMILY_7_ROUNDS = [
                 "Di": "A K"},          # 15+10 = 25
      {"Ann": 20, "Bob": 0, "Cy": 5, "Di": 25}),
 ]
-# Ann 0+10+30+5+0+20 = 65 · Bob 25+0+15+10+10+0 = 60 · Cy 50+42+0+35+20+5 = 152 · Di 10+45+20+0+5+25 = 105
+# Ann 0+10+30+5+0+20 = 65 · Bob 25+0+15+10+10+0 = 60 · Cy 50+40+0+35+20+5 = 150 · Di 10+45+20+0+5+25 = 105
 
 
 def test_family_7_skipping_hand_1_plays_rounds_2_to_7_and_lowest_total_wins(client, app):
@@ -115,7 +115,7 @@ def test_family_7_skipping_hand_1_plays_rounds_2_to_7_and_lowest_total_wins(clie
     last = play_rounds(client, app, game_id, FAMILY_7_ROUNDS, expected_dealers)
 
     text = finished_standings(client, game_id, last)
-    assert "Total 65 60 152 105" in text
+    assert "Total 65 60 150 105" in text
     assert "Bob wins" in text
     assert "with 60 points, the lowest total after 6 rounds" in text
     assert game_status(app, game_id) == "finished"

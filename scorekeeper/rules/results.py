@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .scoring import hand_problems, max_hand_points, score_keys, table_problems
+from .scoring import card_totals, hand_problems, max_hand_points, score_keys, table_problems, why_no_cards_make
 from .variants import Decks, Round, Variant
 
 
@@ -123,6 +123,11 @@ def _hand_problems(
         errors.append(f"Tap the cards {name} holds, or enter a total.")
     if hand.hand_total is not None and not 1 <= hand.hand_total <= max_hand_points(variant, round_):
         errors.append("A total must be at least 1 and no more than a full hand can be worth.")
+    elif hand.hand_total is not None and hand.hand_total not in card_totals(variant, round_.number):
+        # A total counted by hand is checked like a paper score: one no cards make is a misreading.
+        why = why_no_cards_make(variant, round_.number, hand.hand_total)
+        total, number = hand.hand_total, round_.number
+        errors.append(f"{total} is not a total cards left in a hand can make in round {number}: {why}.")
     errors.extend(hand_problems(variant, round_, decks, hand.counts))
     held, buys = hand.held, max(hand.buys, 0)
     could_hold = round_.cards_dealt + buys * variant.cards_per_buy

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 from .cards import parse_cards
 from .variants import Decks, Round, Variant
@@ -74,3 +75,49 @@ def table_problems(
 def max_hand_points(variant: Variant, round_: Round) -> int:
     """The most a hand could be worth in ``round_``, a ceiling for totals typed by hand."""
     return variant.max_hand(round_) * max(k.points for k in variant.keys)
+
+
+def card_totals(variant: Variant, number: int) -> frozenset[int]:
+    """Every total that one or more cards left in a hand can be worth in round ``number``
+    (as many of each card as the player could hold: copies in the decks are not counted)."""
+    values = tuple(sorted({key.points for key in variant.keys}))
+    return _totals(values, variant.max_hand(variant.round(number)))
+
+
+@lru_cache(maxsize=256)
+def _totals(values: tuple[int, ...], most_cards: int) -> frozenset[int]:
+    # Bit n of ``reach`` is set when n points can be held with exactly k cards; negative card
+    # values (which no rules here have) are left out rather than shifted.
+    values = tuple(v for v in values if v >= 0)
+    reach, seen = 1, 0
+    for _ in range(most_cards):
+        reach = _shifted(reach, values)
+        seen |= reach
+    return frozenset(n for n in range(seen.bit_length()) if seen >> n & 1)
+
+
+def _shifted(reach: int, values: tuple[int, ...]) -> int:
+    out = 0
+    for value in values:
+        out |= reach << value
+    return out
+
+
+def why_no_cards_make(variant: Variant, number: int, total: int) -> str:
+    """Why no cards left in a hand add up to ``total`` in round ``number`` (a total not in
+    ``card_totals``): too high, below the lowest card, or off the cards' step."""
+    totals = card_totals(variant, number)
+    if total > max(totals):
+        return f"a full hand of {variant.max_hand(variant.round(number))} cards is worth at most {max(totals)}"
+    if total < min(totals):
+        return f"the lowest card counts {min(totals)}"
+    step = 0
+    for key in variant.keys:
+        step = _gcd(step, key.points)
+    return f"every card counts a multiple of {step}" if step > 1 else "no cards add up to it"
+
+
+def _gcd(a: int, b: int) -> int:
+    while b:
+        a, b = b, a % b
+    return abs(a)

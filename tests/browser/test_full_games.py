@@ -75,7 +75,7 @@ PRESETS = {
         hands=[
             Hand("Bob", {"Ann": "K 5 JK", "Cy": "A A 9", "Di": "10 Q"},
                  taps=(("buy", "Ann"), ("buy", "Ann"), ("unbuy", "Ann"), ("buy", "Cy"), ("down", "Bob"))),
-            Hand("Di", {"Ann": "3 4", "Bob": 62, "Cy": "JK JK K"},
+            Hand("Di", {"Ann": "3 4", "Bob": 60, "Cy": "JK JK K"},  # a total counted by hand: 5s only here
                  taps=(("buy", "Cy"), ("buy", "Cy"), ("buy", "Cy"), ("buy", "Cy"), ("buy", "Cy"),
                        ("down", "Di"))),
             Hand("Ann", {"Bob": "A", "Cy": "7 8 9 10", "Di": "J Q K A 2"},
@@ -85,8 +85,8 @@ PRESETS = {
             Hand("Di", {"Ann": "5", "Bob": "10 10 10", "Cy": "A A A A"}, taps=(("buy", "Ann"),)),
             Hand("Cy", {"Ann": "9 JK", "Bob": "K", "Di": "4 4"}, taps=(("down", "Cy"), ("down", "Di"))),
         ],
-        # Ann 35+10+0+20+20+5+25, Bob 0+62+15+15+0+30+10, Cy 35+50+25+0+45+60+0, Di 20+0+50+25+40+0+10
-        totals={"Ann": 115, "Bob": 132, "Cy": 215, "Di": 145},
+        # Ann 35+10+0+20+20+5+25, Bob 0+60+15+15+0+30+10, Cy 35+50+25+0+45+60+0, Di 20+0+50+25+40+0+10
+        totals={"Ann": 115, "Bob": 130, "Cy": 215, "Di": 145},
         winners=["Ann"],
     ),
     # shanghai-rum: 2–10: 5 (red twos too) · J, Q, K: 10 · A: 15 · Joker: 25 · black 2: 50.
