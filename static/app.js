@@ -687,12 +687,74 @@
     setTimeout(poll, every);
   }
 
+  // -- sharing a finished game's recap ---------------------------------------------------
+  // The phone's share sheet where there is one; else the clipboard, said so on screen; else the
+  // text shown selected, to copy by hand (plain HTTP on a home network has neither).
+
+  function setupShare(box) {
+    var button = box.querySelector("[data-share-button]");
+    var status = box.querySelector("[data-share-status]");
+    var field = box.querySelector("[data-share-text]");
+    var text = field.value;
+    function showText() {
+      field.hidden = false;
+      field.focus();
+      field.select();
+      status.textContent = "Copy the text below.";
+    }
+    function copy() {
+      if (!navigator.clipboard || !navigator.clipboard.writeText) return showText();
+      navigator.clipboard.writeText(text).then(function () {
+        status.textContent = "Copied ✓ Paste it into the family chat.";
+      }, showText);
+    }
+    button.addEventListener("click", function () {
+      status.textContent = "";
+      if (!navigator.share) return copy();
+      navigator.share({ title: box.getAttribute("data-share-title"), text: text }).catch(function (error) {
+        if (!error || error.name !== "AbortError") copy(); // closing the share sheet is no failure
+      });
+    });
+    button.hidden = false;
+  }
+
+  // -- paper grid: each player's total so far, to compare with the sheet's ------------------
+
+  function setupPaper(form) {
+    var foot = form.querySelector("[data-paper-totals]");
+    if (!foot) return;
+    var cells = foot.querySelectorAll("[data-total]");
+    function points(text) {
+      var raw = text.replace(/\s+/g, "").replace(/^[\u2212\u2013]/, "-");
+      return /^[-+]?\d{1,6}$/.test(raw) ? parseInt(raw, 10) : 0; // what the server cannot read counts nothing
+    }
+    function sum() {
+      var totals = Array.prototype.map.call(cells, function () { return 0; });
+      form.querySelectorAll("tbody.paper-round").forEach(function (round) {
+        var out = parseInt(round.getAttribute("data-out-points"), 10) || 0;
+        round.querySelectorAll(".cells td").forEach(function (td, column) {
+          var typed = td.querySelector("[data-cell]"), tapped = td.querySelector("input[type=radio]:checked");
+          if (!typed) totals[column] += parseInt(td.getAttribute("data-points"), 10) || 0;
+          else if (typed.value.trim()) totals[column] += points(typed.value);
+          else if (tapped) totals[column] += out;
+        });
+      });
+      cells.forEach(function (cell, column) { cell.textContent = String(totals[column]).replace("-", "\u2212"); });
+    }
+    form.addEventListener("input", sum);
+    form.addEventListener("change", sum);
+    foot.hidden = false;
+    sum();
+  }
+
   // -- start ------------------------------------------------------------------------------
 
   function enhance() {
     document.querySelectorAll("form[data-entry]").forEach(setupEntry);
     document.querySelectorAll("[data-seats]").forEach(setupSeats);
+    document.querySelectorAll("form[data-paper]").forEach(setupPaper);
     document.querySelectorAll("[data-wake-lock]").forEach(setupWakeLock);
+    document.querySelectorAll("[data-share]").forEach(setupShare);
     showAhead();
     outbox().forEach(showLocally);
     drawOutbox();

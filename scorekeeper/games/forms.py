@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from functools import cache, lru_cache
 
 from flask import request
 from flask_wtf import FlaskForm
 from markupsafe import Markup, escape
 from wtforms import BooleanField, Form, FormField, HiddenField, RadioField, StringField
+from wtforms.fields import DateField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import InputRequired, NumberRange, Optional
+from wtforms.validators import InputRequired, NumberRange, Optional, StopValidation
 from wtforms.widgets import CheckboxInput, Input, NumberInput, RadioInput
 from wtforms.widgets.core import clean_key
 
 from .. import rules
-from ..models import Player
+from ..models import Player, utcnow
 from ..web.fields import NAME_MAX, ChoiceField, IntegerField, is_number, split_names
 
 # -- new game -----------------------------------------------------------------------------
@@ -69,12 +71,43 @@ class NewGameForm(FlaskForm):
         return ok
 
 
+FIRST_DAY = date(1900, 1, 1)  # no family's paper sheets go further back
+
+
+class PlayedOnField(DateField):
+    """The day a game was played: today when left empty; never after today, nor before 1900."""
+
+    def process_formdata(self, valuelist):
+        raw = valuelist[0].strip() if valuelist else ""
+        if not raw:
+            self.data = utcnow().date()
+            return
+        try:
+            self.data = datetime.strptime(raw, "%Y-%m-%d").date()
+        except ValueError:
+            self.data = None
+            raise ValueError("Write the day as year-month-day, such as 2024-11-22.") from None
+
+    def pre_validate(self, form):
+        today = utcnow().date()
+        if self.data is not None and self.data > today:
+            raise StopValidation(f"That day is still to come: choose {today.isoformat()} or an earlier day.")
+        if self.data is not None and self.data < FIRST_DAY:
+            raise StopValidation("Choose a day from 1 January 1900 on.")
+
+
 class SeatingForm(FlaskForm):
     """Step 2: seating order, first dealer and options. Seats travel as hidden ``seat`` values."""
 
     variant = HiddenField(validators=[InputRequired()])
     first_dealer = RadioField("First dealer", validate_choice=False, default="random")
     skip_first_hand = BooleanField("Skip hand 1 (a quicker game of 6 hands)")
+    played_on = PlayedOnField("Played on", default=lambda: utcnow().date())
+
+
+class PaperForm(FlaskForm):
+    """The paper grid: CSRF only; its cells (``r<round>-p<player>``), taps (``out-<round>``) and
+    round versions (``v-<round>``) vary with the game and are read by name."""
 
 
 # -- end of hand --------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from sqlalchemy import update
 
@@ -44,6 +45,16 @@ def record_round(
     double tap, another phone - finds the version moved on and is refused, so a hand is never
     stored twice. ``by`` is who did it, for the game's change history.
     """
+    round_ = store_round(game, number, hands, version, by)
+    commit_for(game.family_id)
+    return round_
+
+
+def store_round(
+    game: Game, number: int, hands: Sequence[rules.Hand], version: int, by: Member | str | None = None
+) -> GameRound:
+    """``record_round`` without the commit, so several hands can be stored in one transaction
+    (a paper sheet): the caller commits (``commit_for``), or rolls back when one is refused."""
     refuse_if_abandoned(game)
     round_ = round_of(game, number)
     current = game.current_round
@@ -88,7 +99,6 @@ def record_round(
         mark_changed(result, RESULT_FIELDS)
     _log_change(game, round_, "edited" if before else "recorded", before, by)
     _update_status(game)
-    commit_for(game.family_id)
     return round_
 
 
@@ -172,7 +182,7 @@ def _update_status(game: Game) -> None:
     if game.status != ABANDONED:
         done = all(r.recorded_at is not None for r in game.rounds)
         if done and game.status != FINISHED:
-            game.status, game.finished_at = FINISHED, utcnow()
+            game.status, game.finished_at = FINISHED, finishing_time(game)
             # The game's links end a day after its first end: an undo does not give them another.
             db.session.execute(
                 update(ShareLink)
@@ -182,3 +192,17 @@ def _update_status(game: Game) -> None:
         elif not done and game.status == FINISHED:
             game.status, game.finished_at = IN_PROGRESS, None
     refresh_summary(game)
+
+
+# About how long a hand takes at the table: a game dated in the past ends this long after it began.
+MINUTES_PER_HAND = 12
+
+
+def finishing_time(game: Game) -> datetime:
+    """When a game that has just finished ended: now, or, for a game dated before today (typed
+    in from a paper sheet), on its own day, a few minutes per hand after it began (never later
+    than now), so the history does not say it ended today."""
+    now = utcnow()
+    if game.started_at is None or game.started_at.date() >= now.date():
+        return now
+    return min(now, game.started_at + timedelta(minutes=MINUTES_PER_HAND * len(game.rounds)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date, datetime, time
 
 from sqlalchemy import update
 from sqlalchemy.orm import attributes, joinedload, selectinload
@@ -56,9 +57,15 @@ def start_game(
     seating: Sequence[SeatChoice],
     first_dealer: int | None,
     skip_first_hand: bool = False,
+    started_at: date | datetime | None = None,
 ) -> Game:
-    """Create a game with its players, seats and every hand; ``first_dealer=None`` draws one."""
+    """Create a game with its players, seats and every hand; ``first_dealer=None`` draws one.
+    ``started_at``: the day it was played, for a game typed in later (today, or none: now), or
+    the very moment."""
     variant.decks_for(len(seating))  # raises ValueError outside the player range
+    start = start_time(started_at)
+    if start.date() > utcnow().date():
+        raise RuleError("A game cannot be played on a day still to come.")
     if first_dealer is None:
         first_dealer = secrets.randbelow(len(seating))
     players = []
@@ -79,6 +86,7 @@ def start_game(
         skip_first_hand=skip_first_hand,
         first_dealer=first_dealer,
         status=IN_PROGRESS,
+        started_at=start,
     )
     game.seats = [Seat(player=p, position=i) for i, p in enumerate(players)]
     numbers = variant.hand_numbers(skip_first_hand)
@@ -99,6 +107,22 @@ def start_game(
     kept.note_rules(game)
     commit_for(family.id)
     return game
+
+
+# A game typed in for an earlier day began in the evening of that day, when families play.
+PAST_GAME_HOUR = time(19, 0)
+
+
+def start_time(day: date | datetime | None) -> datetime:
+    """When a game played on ``day`` began: now for today (or no day), else that evening (a
+    ``datetime`` is the moment itself)."""
+    if isinstance(day, datetime):
+        return day
+    now = utcnow()
+    if day is None or day == now.date():
+        return now
+    return datetime.combine(day, PAST_GAME_HOUR)
+
 
 WHOLE_GAME = (joinedload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
 

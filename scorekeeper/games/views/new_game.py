@@ -8,6 +8,7 @@ from wtforms.fields.choices import SelectChoice
 from ... import rules
 from ...families import RuleError, family_players
 from ...house_rules.service import family_variants
+from ...models import utcnow
 from ...web.access import current_family
 from ...web.fields import NAME_MAX, is_number
 from ..forms import NewGameForm, SeatingForm
@@ -59,7 +60,9 @@ def _render_seating(form: SeatingForm, variant: rules.Variant, seats):
     form.first_dealer.choices = [SelectChoice("random", "Random")] + [SelectChoice(t, n) for t, n in seats]
     if form.first_dealer.data not in {c.value for c in form.first_dealer.choices}:
         form.first_dealer.data = "random"
-    return render_template("games/seating.html", form=form, variant=variant, seats=seats)
+    return render_template(
+        "games/seating.html", form=form, variant=variant, seats=seats, today=utcnow().date().isoformat()
+    )
 
 
 @bp.post("/new/seating")
@@ -101,9 +104,13 @@ def seating():
                     choices,
                     first,
                     skip_first_hand=variant.can_skip_first_hand and form.skip_first_hand.data,
+                    started_at=form.played_on.data,
                 )
             except RuleError as error:
                 flash(str(error), "error")
                 return redirect(url_for("games.new"))
+            # "Type scores from paper": every round's totals on one grid instead of hand by hand.
+            if request.form.get("paper"):
+                return redirect(url_for("games.paper", game_id=game.id))
             return redirect(url_for("games.round_screen", game_id=game.id))
     return _render_seating(form, variant, seats)

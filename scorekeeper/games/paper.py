@@ -1,0 +1,221 @@
+"""A game typed in from a paper score sheet: every round not yet scored on one grid, each read
+by the rules core (``rules.paper.read_round``) and checked like any hand (``hands.check_hands``),
+then stored together in one transaction, or not at all.
+
+The grid's fields, by name: ``r<round>-p<player id>`` a total as written, ``out-<round>`` the
+player tapped as having gone out, ``v-<round>`` the round's version when the grid was drawn.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .. import rules
+from ..extensions import db
+from ..families import RuleError, commit_for
+from ..models import ABANDONED, Game, GameRound, Member
+from ..rules import paper
+from ..web.fields import is_number
+from .hands import check_hands, store_round
+
+# A hyphen, the minus sign (U+2212) and the dash a phone's autocorrect makes of a hyphen.
+MINUS = "-\u2212\u2013"
+_DECIMAL = re.compile(r"\d*[.,]\d+|\d+[.,]")
+
+
+@dataclass
+class GridRound:
+    """One row of the grid: what was typed in it, seat by seat, and what is wrong with it."""
+
+    round: GameRound
+    typed: list[str]
+    out: str  # the tapped player's id as sent ("" for no tap)
+    problems: dict[int, str] = field(default_factory=dict)  # by seat
+    notes: list[str] = field(default_factory=list)  # the round's own (who went out...), without "Round N: "
+    hands: list[rules.Hand] = field(default_factory=list)  # with the players' ids, when it can be stored
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.hands) and not self.problems and not self.notes
+
+
+@dataclass
+class Grid:
+    rounds: list[GridRound]
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.rounds) and all(r.ok for r in self.rounds)
+
+
+def open_rounds(game: Game) -> list[GameRound]:
+    """The game's rounds not yet scored, in playing order: the rows the grid asks for."""
+    return [r for r in game.rounds if r.recorded_at is None]
+
+
+def refusal(game: Game) -> str | None:
+    """Why this game has no grid to fill: abandoned, or every round scored already."""
+    if game.status == ABANDONED:
+        return "This game was abandoned; its scores can no longer change."
+    if not open_rounds(game):
+        return "Every round of this game is scored already, so there is nothing to type in."
+    return None
+
+
+def needs_minus(game: Game) -> bool:
+    """Whether a score on the grid can be below zero (a going-out bonus): the phone's keyboard
+    must then offer a minus sign."""
+    variant = game.variant
+    return any(
+        min(paper.going_out_scores(variant, r.number)) < 0 or min(paper.left_scores(variant, r.number)) < 0
+        for r in open_rounds(game)
+    )
+
+
+def going_out_text(game: Game, number: int) -> str:
+    """The scores of going out in a round, as the grid's rows name them: "0", "0, −25 or −50"."""
+    shown = [_signed(s) for s in paper.going_out_scores(game.variant, number)]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+def parse_score(text: str) -> tuple[int | None, str]:
+    """A cell as typed: ``(points, "")``, ``(None, "")`` when blank, ``(None, why)`` when it is not
+    a whole number of points."""
+    raw = "".join(text.split())
+    if not raw:
+        return None, ""
+    sign, digits = (-1, raw[1:]) if raw[0] in MINUS else (1, raw[1:] if raw[0] == "+" else raw)
+    shown = raw if len(raw) <= 12 else raw[:12] + "…"
+    if is_number(digits):
+        return sign * int(digits), ""
+    if digits.isascii() and digits.isdigit():
+        return None, f"{shown} is far more than any hand is worth"
+    if _DECIMAL.fullmatch(digits):
+        return None, f"write whole points: {shown} is not a whole number"
+    return None, f"“{shown}” is not a number of points"
+
+
+def read_grid(game: Game, form: Mapping[str, str]) -> Grid:
+    """Every open round of the grid read and checked: nothing is stored."""
+    return Grid([_read_row(game, round_, form) for round_ in open_rounds(game)])
+
+
+def _read_row(game: Game, round_: GameRound, form: Mapping[str, str]) -> GridRound:
+    players = game.players
+    number = round_.number
+    typed = [str(form.get(f"r{number}-p{p.id}", ""))[:40] for p in players]
+    row = GridRound(round_, typed, str(form.get(f"out-{number}", ""))[:20])
+    parsed = [parse_score(text) for text in typed]
+    seats = {str(p.id): seat for seat, p in enumerate(players)}
+    tapped = seats.get(row.out)
+    if row.out and tapped is None:
+        row.notes.append("tap who went out again: that choice is not a player of this game")
+    if tapped is None and all(not text.strip() for text in typed):
+        row.notes.append("no scores written")
+        return row
+    read = paper.read_round(game.variant, number, [score for score, _ in parsed], tapped)
+    row.problems = dict(read.problems)
+    for seat, (_, why) in enumerate(parsed):
+        if why:
+            row.problems[seat] = why
+    if read.out is None:
+        row.notes.append(_ask(game, number, read.ask, [score for score, _ in parsed]))
+        return row
+    if row.problems:
+        return row
+    row.hands = [_with_player(hand, round_, players[hand.player_id].id) for hand in read.hands]
+    _check_like_any_hand(game, round_, row)
+    return row
+
+
+def _with_player(hand: rules.Hand, round_: GameRound, player_id: int) -> rules.Hand:
+    """A hand read from paper as the player's own: their id, and the buys and laid-down mark
+    counted on the round screen (a paper sheet has neither)."""
+    stored = round_.result_for(player_id)
+    return dataclasses.replace(hand, player_id=player_id, buys=stored.buys,
+                               laid_down=hand.laid_down or stored.laid_down)
+
+
+def _check_like_any_hand(game: Game, round_: GameRound, row: GridRound) -> None:
+    """The checks every recorded hand passes (``hands.check_hands``), by seat and for the round."""
+    problems = check_hands(game, round_, row.hands)
+    seats = {p.id: seat for seat, p in enumerate(game.players)}
+    for player_id, messages in problems.players.items():
+        if messages:
+            row.problems[seats[player_id]] = " ".join(messages)
+    row.notes.extend(problems.table)
+    if row.problems or row.notes:
+        row.hands = []
+
+
+def _ask(game: Game, number: int, ask: list[int], scores: list[int | None]) -> str:
+    """The round's message when the scores do not say who went out."""
+    going_out = going_out_text(game, number)
+    named = [game.players[seat].name for seat in ask if scores[seat] in paper.going_out_scores(game.variant, number)]
+    if len(named) > 1:
+        return (f"{' and '.join(named)} each have a going-out score ({going_out}), but only one player "
+                "goes out: tap who did, and correct the other score")
+    return f"nobody has a going-out score ({going_out}): tap who went out"
+
+
+def posted_versions(form: Mapping[str, str]) -> dict[int, int]:
+    """The round versions the grid was drawn with: round number -> version."""
+    versions = {}
+    for name in form:
+        number, value = name[2:], str(form.get(name, ""))
+        if name.startswith("v-") and is_number(number) and is_number(value):
+            versions[int(number)] = int(value)
+    return versions
+
+
+def moved_rounds(game: Game, versions: Mapping[int, int]) -> list[GameRound]:
+    """The rounds that changed since the grid was drawn: a buy, a score or an undo on another
+    phone, or the same grid saved a moment ago."""
+    moved = []
+    for round_ in game.rounds:
+        on_grid = round_.number in versions
+        if round_.recorded_at is None and versions.get(round_.number) != round_.version:
+            moved.append(round_)
+        elif round_.recorded_at is not None and on_grid:
+            moved.append(round_)
+    return moved
+
+
+def moved_message(moved: list[GameRound]) -> str:
+    """What the grid says when ``moved_rounds`` found some."""
+    numbers = _numbers([r.number for r in moved])
+    scored = [r.number for r in moved if r.recorded_at is not None]
+    shows = "shows its" if len(scored) == 1 else "show their"
+    also = f" {_numbers(scored)} now {shows} stored points." if scored else ""
+    return (f"{numbers} changed on another phone (or with another tap) while you were typing, so nothing "
+            f"was saved yet.{also} What you typed is kept below: check it and save again.")
+
+
+def save_grid(game: Game, grid: Grid, versions: Mapping[int, int], by: Member | str | None = None) -> None:
+    """Store every round of a valid grid, in playing order, in one transaction; a round changed
+    meanwhile (its version moved on) refuses them all, so a sheet is never stored twice."""
+    if not grid.ok:
+        raise RuleError("The grid has problems; nothing was saved.")
+    try:
+        for row in grid.rounds:
+            store_round(game, row.round.number, row.hands, versions.get(row.round.number, -1), by)
+    except RuleError:
+        db.session.rollback()  # the rounds stored before the refused one go too
+        raise RuleError(
+            "Another phone (or another tap) changed this game while you were typing, so nothing was saved. "
+            "What you typed is kept below: check it and save again."
+        ) from None
+    commit_for(game.family_id)
+
+
+def _numbers(numbers: list[int]) -> str:
+    if len(numbers) == 1:
+        return f"Round {numbers[0]}"
+    return f"Rounds {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}"
+
+
+def _signed(n: int) -> str:
+    return f"−{-n}" if n < 0 else str(n)
