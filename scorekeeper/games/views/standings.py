@@ -4,6 +4,7 @@ abandoning or deleting a game."""
 from __future__ import annotations
 
 from flask import flash, redirect, render_template, request, url_for
+from flask_login import current_user
 
 from ...families import RuleError
 from ...history import ratings
@@ -14,6 +15,7 @@ from ...web.page_cache import cached_page
 from .. import service as games
 from ..chances import chances_for
 from ..hands import round_changes, undo_last_round
+from ..recap import night_recap
 from ..service import game_or_404
 from ..table import short_names
 from ..table import standings as standings_of
@@ -46,6 +48,8 @@ def standings(game_id: int):
         chances=chances_for(game),
         rating_changes=ratings.game_changes(game.id) if table.finished else {},
         rating_meaning=MEANING,
+        # A score keeper's link sees its one game: the family's records stay with its members.
+        recap=night_recap(game, with_records=current_user.is_authenticated) if table.finished else None,
     )
 
 
