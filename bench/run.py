@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import families  # noqa: E402
 import report  # noqa: E402
+import sheet_bench  # noqa: E402
 from http_load import FORM, Browser, python_load, request, wrk_load, wrk_version  # noqa: E402
 from pages import (  # noqa: E402
     BASELINE,
@@ -121,6 +122,7 @@ def measure(options) -> tuple[dict, dict]:
         small, large = sizes
         large["pdf"] = measure_pdf(large["browser"], large["ids"], options.pdf_samples, options.requests)
         large["yearbook"] = measure_yearbook(large["browser"], large["ids"])
+        large["sheet"] = sheet_bench.measure(100 if options.quick else 1000)
         for size, server in zip(sizes, servers):
             size["rss_mb"] = worker_peak_rss_mb(server.pid)
         large["load"] = (load_before, os.getloadavg()[0])
@@ -162,7 +164,7 @@ def assemble(options, small, large, crowd) -> tuple[str, bool]:
     sections, verdicts = [], []
     if large:
         for text, checks in (report.cache_hits(small, large), report.draws(small, large),
-                             report.in_process(small, large), report.pdfs(large)):
+                             report.in_process(small, large), report.pdfs(large), sheet_bench.section(large["sheet"])):
             sections.append(text)
             verdicts += checks
     if crowd:

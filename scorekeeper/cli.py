@@ -18,10 +18,11 @@ from .extensions import db
 from .families import RuleError, commit_for, sole_family
 from .history import kept, ratings
 from .history.seasons import Period, parse_period
+from .house_rules.service import family_variants
 from .models import Family, Game
 from .printing import documents as printing
 from .printing.booklet import booklet_document
-from .transfer import checks, export, importing
+from .transfer import checks, export, importing, sheet_import, sheets
 from .web.fields import is_number
 
 DEFAULT_COLUMNS = 4  # a blank sheet without --players has room for a usual table
@@ -188,6 +189,55 @@ def import_command(file, family):
     click.echo(f"Imported {added} games ({skipped} were already here).")
 
 
+@click.command("import-sheet")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--rules", "key", required=True, help="The rules the games were played by: a preset key "
+              "(family-7, shanghai-rum, shanghai-10, online-11) or a house rules key (house-3).")
+@FAMILY
+@click.option("--dry-run", is_flag=True, help="Check the sheet and say what an import would do; write nothing.")
+@click.option("--as", "names", multiple=True, metavar="NAME=PLAYER", help="A name in the sheet is this player.")
+@click.option("--out", "answers", multiple=True, metavar="ROW:ROUND=NAME",
+              help="Who went out where the scores do not say, e.g. 14:3=Ann (the game's first row, the round).")
+@with_appcontext
+def import_sheet_command(file, key, family, dry_run, names, answers):
+    """Import past games from a spreadsheet (.xlsx or .csv): one row per player per game."""
+    family = _family(family)
+    variant = family_variants(family).get(key)
+    if variant is None:
+        raise click.ClickException(f"No rules '{key}' here; choose one of: {', '.join(family_variants(family))}.")
+    try:
+        cells = sheets.read_cells(file.read_bytes())
+    except checks.TransferError as error:
+        raise click.ClickException(f"Nothing imported: {error}") from None
+    found = sheet_import.preview(family, cells, variant, _pairs(names, "--as"), _pairs(answers, "--out"))
+    sheet = found.sheet
+    click.echo(f"{len(sheet.games)} games read as {variant.name}; {found.known_games} already here.")
+    if found.unknown:
+        click.echo(f"New players: {', '.join(found.unknown)}.")
+    for question in sheet.open_questions:
+        click.echo(f"Row {question.row}, round {question.number}: who went out? "
+                   f"Answer with --out {question.key}=NAME ({' or '.join(question.names)}).", err=True)
+    for problem in sheet.problems:
+        click.echo(str(problem), err=True)
+    if not sheet.ready:
+        raise click.ClickException("Nothing imported: the sheet has problems or questions (above).")
+    if dry_run:
+        click.echo("Nothing written (--dry-run).")
+        return
+    added, skipped = sheet_import.import_sheet(family, sheet)
+    click.echo(f"Imported {added} games ({skipped} were already here).")
+
+
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        left, sign, right = value.partition("=")
+        if not sign or not left.strip() or not right.strip():
+            raise click.BadParameter(f"'{value}' is not LEFT=RIGHT.", param_hint=option)
+        pairs[left.strip().casefold() if option == "--as" else left.strip()] = right.strip()
+    return pairs
+
+
 @click.command("seed-demo")
 @click.option("--games", type=click.IntRange(1, 100_000), default=50, show_default=True)
 @click.option("--seed", type=int, help="The same seed gives games with the same content.")
@@ -239,5 +289,5 @@ def backup_command(output):
 
 def init_app(app) -> None:
     for command in (sheet_command, rulecard_command, booklet_command, export_command, import_command,
-                    seed_demo_command, recount_command, backup_command):
+                    import_sheet_command, seed_demo_command, recount_command, backup_command):
         app.cli.add_command(command)

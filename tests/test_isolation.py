@@ -55,6 +55,7 @@ from scorekeeper.models import (
     SignInSession,
     Submission,
 )
+from scorekeeper.transfer import sheets
 from tests.helpers import (
     TEST_PASSWORD,
     TEST_USERNAME,
@@ -395,6 +396,12 @@ ROUTES: dict[str, Route] = {
         # jones's own hand, saying Fairweather's Zebediah went out: refused, nothing stored.
         own("POST", f"/games/{w.jones_game}/rounds/2/score",
             {**w.round_form(w.jones_game, 2), "went_out": str(w.players["Zebediah"])}, shows="Jasper")]),
+    "games.paper": route("/games/<int:game_id>/paper", "GET POST", lambda w: each_game(
+        w, "GET", "POST", path="/paper", data=lambda w, g: {"out-2": str(w.players["Zebediah"])}) + [
+        own("GET", f"/games/{w.jones_game}/paper", shows="Jasper"),
+        # jones's own grid, saying Fairweather's Zebediah went out: refused, nothing stored.
+        own("POST", f"/games/{w.jones_game}/paper", {"v-2": "0", "out-2": str(w.players["Zebediah"]),
+                                                     f"r2-p{w.players['Zebediah']}": "0"}, shows="Jasper")]),
     "games.standings": route("/games/<int:game_id>/standings", "GET", lambda w: each_game(
         w, "GET", path="/standings") + [own("GET", f"/games/{w.jones_game}/standings", shows="Jasper")]),
     "games.undo": route("/games/<int:game_id>/undo", "POST", lambda w: each_game(
@@ -453,6 +460,18 @@ ROUTES: dict[str, Route] = {
         # jones's own export sent back: every game is already there. (Fairweather's export is
         # tried in test_importing_another_familys_export_leaves_that_family_alone.)
         own("GET", "/import"), own("POST", "/import", upload=w.jones_export, shows="already here")]),
+    "transfer.sheet_upload": route("/import/sheet", "GET POST", lambda w: [
+        own("GET", "/import/sheet", shows=JONES_RULES["name"]),
+        own("POST", "/import/sheet", {"rules": "family-7"}, upload=SHEET_CSV, shows="Jasper")]),
+    # A name in the sheet said to be Fairweather's Zebediah: not a player of the Joneses, so a new one.
+    "transfer.sheet_check": route("/import/sheet/check", "POST", lambda w: [
+        own("POST", "/import/sheet/check", {"rules": "family-7", "cells": sheets.pack(sheets.read_cells(SHEET_CSV)),
+                                            "map:zeb": "Zebediah", "action": "check"}, shows="New player “Zeb”"),
+        own("POST", "/import/sheet/check", {"rules": f"house-{w.rules_id}",
+                                            "cells": sheets.pack(sheets.read_cells(SHEET_CSV))})]),
+    "transfer.sheet_template": route("/import/sheet/template/<key>.<any(xlsx, csv):kind>", "GET", lambda w: [
+        foreign("GET", f"/import/sheet/template/house-{w.rules_id}.xlsx"),
+        own("GET", f"/import/sheet/template/house-{w.jones_rules}.csv", shows="Round 1")]),
     # -- house rules --
     "house_rules.index": route("/house-rules", "GET", lambda w: [own("GET", "/house-rules", shows=JONES_RULES["name"])]),
     "house_rules.new": route("/house-rules/new", "GET POST", lambda w: [
@@ -485,6 +504,9 @@ ROUTES: dict[str, Route] = {
         own("POST", "/house-rules/import", upload=w.jones_rules_file, shows="already here")]),
 }
 
+# A spreadsheet of one past game, with Jasper of the Joneses and a Zeb nobody has.
+SHEET_CSV = ("Date,Player," + ",".join(f"Round {n}" for n in range(1, 8)) + "\n2024-05-01,Jasper,0,5,5,5,5,5,5\n"
+             "2024-05-01,Zeb,5,0,0,0,0,0,0\n2024-05-01,Jolyon,5,5,5,5,5,5,5\n").encode()
 AUTOMATIC = {"HEAD", "OPTIONS"}  # Flask answers these for every GET rule / every rule
 
 
@@ -582,7 +604,8 @@ def test_another_familys_ids_get_404_and_no_page_shows_its_data(app, endpoint):
     assert {c.method for c in calls} == spec.methods, f"{endpoint}: every method of the rule is called"
     adapter = app.url_map.bind("localhost")
     ours = {"game_id": set(world.our_game_ids), "player_id": set(world.players.values()),
-            "invite_id": {world.invite_id}, "link_id": {world.link_id}, "rules_id": {world.rules_id}}
+            "invite_id": {world.invite_id}, "link_id": {world.link_id}, "rules_id": {world.rules_id},
+            "key": {f"house-{world.rules_id}"}}
     for call in expanded(calls):
         where = f"{endpoint} [{spec.rule}] {call}"
         matched, args = adapter.match(call.url.partition("?")[0], method=call.method)

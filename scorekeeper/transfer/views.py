@@ -54,3 +54,4 @@ def import_view():
             flash(f"Imported {added} games; {skipped} were already here.", "success")
             return redirect(url_for("history.index"))
     return render_template("transfer/import.html", form=form)
+from . import sheet_views  # noqa: E402,F401  (its routes join this blueprint)

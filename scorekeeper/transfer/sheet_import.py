@@ -1,0 +1,113 @@
+"""A spreadsheet of past games brought into a family: its players matched by name, what is
+already here, and the import itself, which goes through the export's import (all of it or
+nothing, games known by a uid made from their content, so one file imported twice adds nothing)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+
+from .. import rules
+from ..extensions import db
+from ..families import family_players
+from ..models import HOUSE_PREFIX, Family, Game, utcnow
+from . import importing
+from .sheet_games import Sheet, read_sheet
+from .sheets import Cell
+
+EVENING = time(19, 0)  # a game from paper gets a time: the evening of its day, in sheet order
+ROUND_MINUTES = 10
+
+
+@dataclass
+class Preview:
+    """What an import of the sheet would do in this family."""
+
+    sheet: Sheet
+    matched: dict[str, str]  # a name in the file: the family's player it is
+    unknown: list[str]  # names in the file no player of the family has
+    known_games: int  # games of the sheet already in the history
+
+    @property
+    def new_games(self) -> int:
+        return len(self.sheet.games) - self.known_games
+
+
+def preview(
+    family: Family, cells: list[list[Cell]], variant: rules.Variant,
+    mapping: dict[str, str] | None = None, answers: dict[str, str] | None = None,
+) -> Preview:
+    """Read ``cells`` for ``family``: ``mapping`` (a name in the file, casefolded: a player of
+    the family, by name) says who the unknown names are; names not mapped become new players."""
+    players = {p.name.casefold(): p.name for p in family_players(family)}
+    mapping = {name: players[to.casefold()] for name, to in (mapping or {}).items() if to.casefold() in players}
+    sheet = read_sheet(cells, variant, utcnow().date(), mapping, answers)  # today as the app counts days
+    matched = {name: players[name.casefold()] for name in sheet.names if name.casefold() in players}
+    matched.update({name: mapping[name.casefold()] for name in sheet.names if name.casefold() in mapping})
+    unknown = [name for name in sheet.names if name not in matched]
+    return Preview(sheet, matched, unknown, len(_known_uids(family, [g.uid for g in sheet.games])))
+
+
+def _known_uids(family: Family, uids: list[str]) -> set[str]:
+    known = set()
+    for start in range(0, len(uids), 500):
+        known.update(db.session.execute(
+            db.select(Game.uid).where(Game.family_id == family.id, Game.uid.in_(uids[start:start + 500]))
+        ).scalars())
+    return known
+
+
+def import_sheet(family: Family, sheet: Sheet) -> tuple[int, int]:
+    """Write the sheet's games (it must be ``ready``): ``(games added, games already here)``."""
+    if not sheet.ready:
+        raise ValueError("the sheet has problems or questions left")
+    return importing.import_data(family, sheet_data(family, sheet))
+
+
+def sheet_data(family: Family, sheet: Sheet) -> dict:
+    """The sheet's games as an export of this app, for ``importing.import_data``."""
+    variant = sheet.variant
+    first_day: dict[str, date] = {}
+    games, per_day = [], {}
+    for game in sheet.games:
+        for name in game.names:
+            first_day.setdefault(name.casefold(), game.day)
+        nth = per_day[game.day] = per_day.get(game.day, -1) + 1
+        games.append(_game_entry(game, variant, datetime.combine(game.day, EVENING) + timedelta(hours=nth)))
+    names = {name.casefold(): name for game in sheet.games for name in game.names}
+    return {
+        "family": {"name": family.name},
+        "players": [
+            {"name": name, "created_at": datetime.combine(first_day[key], EVENING).isoformat()}
+            for key, name in names.items()
+        ],
+        "house_rules": [
+            {"key": variant.key, "name": variant.name, "rules": variant.to_dict()}
+        ] if variant.key.startswith(HOUSE_PREFIX) else [],
+        "games": games,
+    }
+
+
+def _game_entry(game, variant: rules.Variant, started: datetime) -> dict:
+    schedule = rules.schedule(game.numbers, 0, len(game.names))  # the sheet does not say who dealt first
+    rounds = []
+    for position, ((number, dealer), paper, points) in enumerate(zip(schedule, game.rounds, game.points)):
+        at = started + timedelta(minutes=ROUND_MINUTES * (position + 1))
+        rounds.append({
+            "position": position, "number": number, "dealer": dealer, "recorded_at": at.isoformat(), "version": 1,
+            "results": [
+                {
+                    "player": game.names[hand.player_id], "buys": 0, "laid_down": hand.laid_down,
+                    "went_out": hand.went_out, "cards": "", "hand_total": hand.hand_total,
+                    "bonus_code": hand.bonus_code,
+                    "bonus": rules.hand_score(variant, hand, number)[1], "points": points[hand.player_id],
+                }
+                for hand in paper.hands
+            ],
+        })
+    return {
+        "uid": game.uid, "variant_key": variant.key, "rules": variant.to_dict(), "skip_first_hand":
+        game.numbers[0] != variant.rounds[0].number, "first_dealer": 0, "status": "finished",
+        "started_at": started.isoformat(), "finished_at": rounds[-1]["recorded_at"], "seats": game.names,
+        "rounds": rounds, "changes": [],
+    }

@@ -1,0 +1,429 @@
+"""Importing past games from a spreadsheet: real .xlsx files written by openpyxl and CSVs as
+families write them by hand (a byte order mark, semicolons, 1.5.2024 and ISO dates), the
+preview with its problems by row and column, questions and name mapping, all or nothing,
+the same file twice, the templates, and the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+from datetime import date, datetime
+
+import pytest
+from openpyxl import Workbook, load_workbook
+
+from scorekeeper import rules
+from scorekeeper.extensions import db
+from scorekeeper.house_rules.service import import_house_rules
+from scorekeeper.models import FINISHED, Game, GameRound, PlayerGame, Result
+from scorekeeper.transfer import sheets
+from scorekeeper.transfer.sheet_games import read_sheet
+from tests.helpers import db_snapshot, input_value, new_game, our_family, text_of, texts_by_class
+
+F7 = rules.VARIANTS["family-7"]
+S10 = rules.VARIANTS["shanghai-10"]
+HEADER = ["Date", "Player", *(f"Round {n}" for n in range(1, 8)), "Notes"]
+# Two games of family-7 (every card a multiple of 5; going out scores 0).
+GAME_1 = [  # 1 May 2024: Ann 50, Bob 70, Cy 115
+    ["Ann", 0, 15, 20, 0, 5, 10, 0],
+    ["Bob", 10, 0, 25, 15, 0, 5, 15],
+    ["Cy", 5, 10, 0, 30, 20, 0, 50],
+]
+GAME_2 = [  # 2 May 2024: Ann 135, Bob 95, Dee 60
+    ["Ann", 20, 25, 0, 40, 15, 35, 0],
+    ["Bob", 0, 30, 5, 10, 0, 40, 10],
+    ["Dee", 5, 0, 10, 0, 25, 0, 20],
+]
+
+
+def xlsx(rows: list[list]) -> bytes:
+    """A workbook as Excel writes it, first sheet holding ``rows``."""
+    book = Workbook()
+    for row in rows:
+        book.active.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def csv_bytes(lines: list[str], bom: bool = True, encoding: str = "utf-8") -> bytes:
+    return (("\ufeff" if bom else "") + "\r\n".join(lines) + "\r\n").encode(encoding)
+
+
+def two_games_workbook() -> bytes:
+    rows = [HEADER]
+    rows += [[datetime(2024, 5, 1)] + r + [None] for r in GAME_1]
+    rows += [[datetime(2024, 5, 2)] + r + ["at Gran's"] for r in GAME_2]
+    return xlsx(rows)
+
+
+def upload(client, raw: bytes, key: str = "family-7", name: str = "games.xlsx"):
+    return client.post("/import/sheet", data={"rules": key, "file": (io.BytesIO(raw), name)},
+                       content_type="multipart/form-data")
+
+
+def confirm(client, page, action: str = "import", key: str = "family-7", **answers):
+    """Press a button of the preview, with its form as it was drawn plus ``answers``."""
+    data = {"rules": key, "cells": input_value(page, "cells"), "action": action, **answers}
+    return client.post("/import/sheet/check", data=data)
+
+
+def problems(page) -> list[str]:
+    """The preview's problems, one line each."""
+    html = page.get_data(as_text=True)
+    if "problem-list" not in html:
+        return []
+    listed = html[html.index("problem-list"):]
+    listed = listed[:listed.index("</ul>")]
+    return [text_of(item) for item in re.findall(r"<li>(.*?)</li>", listed, re.DOTALL)]
+
+
+def finished_totals(app) -> dict[str, dict[str, int]]:
+    """Each finished game's final totals by player, keyed by its day."""
+    with app.app_context():
+        rows = db.session.execute(
+            db.select(Game.started_at, PlayerGame.total, PlayerGame.player_id, PlayerGame.won)
+            .join(PlayerGame, PlayerGame.game_id == Game.id).where(Game.status == FINISHED)
+        ).all()
+        from scorekeeper.models import Player
+        names = dict(db.session.execute(db.select(Player.id, Player.name)).all())
+        out: dict[str, dict[str, int]] = {}
+        for started, total, player_id, _ in rows:
+            out.setdefault(started.date().isoformat(), {})[names[player_id]] = total
+        return out
+
+
+# -- reading files ---------------------------------------------------------------------------
+
+
+def test_an_openpyxl_workbook_imports_as_finished_games_with_the_papers_totals(client, app):
+    page = upload(client, two_games_workbook())
+    text = text_of(page)
+    assert "2 games found, 01 May 2024 to 02 May 2024" in text
+    assert "Ann 50 · Bob 70 · Cy 115" in text
+    assert problems(page) == []
+    done = confirm(client, page)
+    assert done.status_code == 302 and done.headers["Location"].endswith("/history")
+    assert finished_totals(app) == {
+        "2024-05-01": {"Ann": 50, "Bob": 70, "Cy": 115},
+        "2024-05-02": {"Ann": 135, "Bob": 95, "Dee": 60},
+    }
+    history = text_of(client.get("/history"))
+    assert "Wed 01 May 2024" in history and "Won by Ann with 50" in history
+    assert "Thu 02 May 2024" in history and "Won by Dee with 60" in history
+
+
+def test_the_player_who_went_out_is_the_one_with_the_going_out_score(client, app):
+    confirm(client, upload(client, two_games_workbook()))
+    with app.app_context():
+        game = db.session.execute(db.select(Game).order_by(Game.started_at)).scalars().first()
+        rounds = db.session.execute(
+            db.select(GameRound).where(GameRound.game_id == game.id).order_by(GameRound.position)).scalars().all()
+        out = [[r.player.name for r in round_.results if r.went_out] for round_ in rounds]
+        assert out == [["Ann"], ["Bob"], ["Cy"], ["Ann"], ["Bob"], ["Cy"], ["Ann"]]
+        # The others' totals are stored as typed totals, as the card entry stores a total counted by hand.
+        bob = rounds[0].results[1]
+        assert (bob.hand_total, bob.cards, bob.points, bob.went_out) == (10, "", 10, False)
+
+
+def test_a_hand_written_csv_with_byte_order_mark_semicolons_and_dotted_dates(client, app):
+    lines = ["Date;Player;" + ";".join(f"R{n}" for n in range(1, 8)) + ";Notes"]
+    lines += ["1.5.2024;" + ";".join(map(str, r)) + ";" for r in GAME_1]
+    lines += ["02.05.24;" + ";".join(map(str, r)) + ";at Gran's" for r in GAME_2]
+    page = upload(client, csv_bytes(lines), name="paper.csv")
+    assert problems(page) == []
+    confirm(client, page)
+    assert set(finished_totals(app)) == {"2024-05-01", "2024-05-02"}
+
+
+def test_a_csv_with_commas_iso_dates_the_date_written_once_per_game_and_out_marks(client, app):
+    lines = [",".join(HEADER)]
+    for day, game in (("2024-05-01", GAME_1), ("2024-05-02", GAME_2)):
+        for i, row in enumerate(game):
+            cells = [day if i == 0 else "", *("out" if v == 0 and row is game[0] else str(v) for v in row)]
+            lines.append(",".join(cells) + ",")
+    page = upload(client, csv_bytes(lines, bom=False), name="export.csv")
+    assert problems(page) == []
+    confirm(client, page)
+    assert finished_totals(app)["2024-05-01"] == {"Ann": 50, "Bob": 70, "Cy": 115}
+
+
+@pytest.mark.parametrize("written, read", [
+    ("2024-05-01", date(2024, 5, 1)), ("1.5.2024", date(2024, 5, 1)), ("01.05.2024", date(2024, 5, 1)),
+    ("1.5.24", date(2024, 5, 1)), ("1 May 2024", date(2024, 5, 1)), ("May 1, 2024", date(2024, 5, 1)),
+    ("2024-05-01 20:30:00", date(2024, 5, 1)),
+])
+def test_dates_as_families_write_them(written, read):
+    cells = [HEADER, [written] + GAME_1[0], [None] + GAME_1[1], [None] + GAME_1[2]]
+    sheet = read_sheet(cells, F7, date(2026, 11, 24))
+    assert sheet.problems == [] and [g.day for g in sheet.games] == [read]
+
+
+def test_slashed_dates_follow_the_column_and_are_refused_when_it_cannot_tell():
+    def days(*written):
+        cells = [HEADER]
+        for day in written:
+            cells += [[day] + GAME_1[0], [None] + GAME_1[1], [None] + GAME_1[2]]
+        sheet = read_sheet(cells, F7, date(2026, 11, 24))
+        return [g.day for g in sheet.games], [str(p) for p in sheet.problems]
+
+    assert days("13/5/2024", "3/4/2024") == ([date(2024, 5, 13), date(2024, 4, 3)], [])
+    assert days("5/13/2024", "3/4/2024") == ([date(2024, 5, 13), date(2024, 3, 4)], [])
+    found, why = days("3/4/2024")
+    assert found == [] and "could be day/month or month/day" in why[0] and why[0].startswith("Row 2, column A (Date)")
+
+
+# -- problems by row and column, all or nothing --------------------------------------------
+
+
+def test_every_problem_is_named_by_row_and_column_and_nothing_is_written(client, app):
+    rows = [HEADER]
+    rows += [["yesterday-ish", *GAME_1[0], None]]  # row 2: a date that is not a date
+    rows += [[datetime(2024, 5, 1)] + GAME_1[0] + [None]]  # rows 3-5: a good game but for two cells
+    rows += [[datetime(2024, 5, 1), "Bob", 10, 1.5, 25, 15, 0, 5, 15, None]]  # D5: not whole
+    rows += [[datetime(2024, 5, 1), "Cy", 5, 10, 0, 30, 20, 0, 7, None]]  # I5: no hand makes 7
+    rows += [[datetime(2024, 6, 1), "Solo", 0, 0, 0, 0, 0, 0, 0, None]]  # row 6: a one-player game
+    rows += [[datetime(2024, 7, 1), "Ann", 0, 15, None, 0, 5, 10, 0, None],  # rows 7-9: round 3 missing for all
+             [datetime(2024, 7, 1), "Bob", 10, 0, None, 15, 0, 5, 15, None],
+             [datetime(2024, 7, 1), "Cy", 5, 10, None, 30, 20, 0, 50, None]]
+    before = db_snapshot(app)
+    page = upload(client, xlsx(rows))
+    found = problems(page)
+    assert found[0] == ("Row 2, column A (Date): 'yesterday-ish' is not a date: write dates as 2024-05-01 or 1.5.2024")
+    assert "Row 4, column D (Round 2): 1.5 is not a whole number" in found
+    assert any(p.startswith("Row 5, column I (Round 7): Cy: 7 is not a score cards left in a hand can make in round 7")
+               and "every card counts a multiple of 5" in p for p in found)
+    assert "Row 6: the game of 01 Jun 2024 has 1 player; Shanghai Rummy (family rules, 7 hands) is for 3 to 8" in found
+    assert "Row 7, column E (Round 3): round 3 of the game of 01 Jul 2024 is missing" in found
+    assert "Import" not in [b.strip() for b in texts_by_class(page, "btn-primary")]
+    # Pressing import anyway (an old tab, a crafted post) writes nothing.
+    again = confirm(client, page)
+    assert again.status_code == 200 and problems(again) == found
+    assert db_snapshot(app) == before
+
+
+def test_a_missing_score_a_player_twice_and_a_wrong_total_column(client, app):
+    rows = [HEADER[:-1] + ["Total", "Notes"]]
+    rows += [[datetime(2024, 5, 1)] + GAME_1[0] + [50, None],
+             [datetime(2024, 5, 1)] + GAME_1[1] + [70, None],
+             [datetime(2024, 5, 1)] + GAME_1[2] + [110, None],  # the paper's adding up was wrong
+             [datetime(2024, 5, 2)] + GAME_2[0] + [None, None],
+             [datetime(2024, 5, 2)] + GAME_2[1][:3] + [None] + GAME_2[1][4:] + [None, None],  # E6 blank
+             [datetime(2024, 5, 2)] + GAME_2[2] + [None, None],
+             [datetime(2024, 5, 2), "ann", *GAME_2[2][1:], None, None]]  # Ann again in the same game
+    found = problems(upload(client, xlsx(rows)))
+    assert found == [
+        "Row 4, column J (Total): Cy's total is written as 110, but the rounds add up to 115",
+        "Row 6, column E (Round 3): Bob: no score written",
+        "Row 8, column B (Player): ann is twice in the game of 02 May 2024: give two games of one day different notes",
+    ]
+
+
+def test_going_out_bonuses_of_the_rules_are_read_from_the_score(client, app):
+    header = ["Date", "Player", *(f"Deal {n}" for n in range(1, 11))]
+    rows = [header,
+            ["2024-05-01", "Ann", -25, 5, 10, 15, 20, 25, 30, 35, 40, -50],
+            ["2024-05-01", "Bob", 15, -50, 0, 5, 10, 15, 20, 25, 30, 45],
+            ["2024-05-01", "Cy", 30, 35, 40, 0, 0, 0, 0, 0, 0, 60]]
+    page = upload(client, xlsx(rows), key="shanghai-10")
+    assert problems(page) == [] and "Ann 105 · Bob 115 · Cy 165" in text_of(page)
+    confirm(client, page, key="shanghai-10")
+    with app.app_context():
+        results = db.session.execute(db.select(Result).where(Result.went_out)).scalars().all()
+        codes = sorted((r.points, r.bonus_code) for r in results)
+    assert codes[:3] == [(-50, "blind-no-joker"), (-50, "blind-no-joker"), (-25, "blind")]
+    assert finished_totals(app)["2024-05-01"] == {"Ann": 105, "Bob": 115, "Cy": 165}
+
+
+# -- questions, names, twice -----------------------------------------------------------------
+
+
+def test_a_round_with_two_going_out_scores_asks_who_went_out(client, app):
+    rows = [HEADER] + [[datetime(2024, 5, 1)] + r + [None] for r in GAME_1]
+    rows[2][3] = 0  # Bob's round 2 was 0 already; make Cy's round 2 a 0 as well
+    rows[3][3] = 0
+    page = upload(client, xlsx(rows))
+    assert "Who went out?" in text_of(page) and "Row 2: the game of 01 May 2024, round 2" in text_of(page)
+    assert "Answer who went out, then check again." in text_of(page)
+    # Cy went out; Bob's 0 is then a score no hand left in play can make.
+    answered = confirm(client, page, action="check", **{"out:2:2": "Cy"})
+    assert problems(answered) == ["Row 3, column D (Round 2): Bob: 0 is a going-out score, and another player went out"]
+    rows[2][3] = 10
+    page = upload(client, xlsx(rows))
+    assert problems(page) == [] and "Who went out?" not in text_of(page)
+
+
+def test_a_round_where_nobody_has_the_going_out_score_asks_and_the_blank_is_the_answer(client, app):
+    rows = [HEADER] + [[datetime(2024, 5, 1)] + r + [None] for r in GAME_1]
+    rows[1][2] = None  # Ann's 0 in round 1 left blank, as some paper sheets do
+    page = upload(client, xlsx(rows))
+    assert "round 1" in text_of(page) and problems(page) == []
+    done = confirm(client, page, **{"out:2:1": "Ann"})
+    assert done.status_code == 302
+    assert finished_totals(app)["2024-05-01"] == {"Ann": 50, "Bob": 70, "Cy": 115}
+
+
+def test_unknown_names_become_new_players_or_the_players_they_are(client, app):
+    new_game(client, "family-7", ["Ann", "Robert", "Cy"])
+    page = upload(client, two_games_workbook())
+    text = text_of(page)
+    assert "Ann already in the family" in text and "New player “Bob”" in text and "New player “Dee”" in text
+    done = confirm(client, page, **{"map:bob": "Robert"})
+    assert done.status_code == 302
+    totals = finished_totals(app)
+    assert totals["2024-05-01"] == {"Ann": 50, "Robert": 70, "Cy": 115}
+    with app.app_context():
+        from scorekeeper.families import family_players
+        assert sorted(p.name for p in family_players(our_family())) == ["Ann", "Cy", "Dee", "Robert"]
+
+
+def test_importing_the_same_file_twice_adds_nothing(client, app):
+    raw = two_games_workbook()
+    confirm(client, upload(client, raw))
+    before = db_snapshot(app)
+    page = upload(client, raw)
+    assert "2 of them are already in the history and will be skipped" in text_of(page)
+    assert "there is nothing new to import" in text_of(page)
+    again = confirm(client, page)
+    assert again.status_code == 302
+    with app.app_context():
+        assert db.session.execute(db.select(db.func.count(Game.id))).scalar_one() == 2
+    after = db_snapshot(app)
+    assert {k: v for k, v in after.items() if k != "family"} == {k: v for k, v in before.items() if k != "family"}
+
+
+def test_the_imported_games_count_in_statistics_and_export(client, app):
+    confirm(client, upload(client, two_games_workbook()))
+    players = text_of(client.get("/players"))
+    assert "Ann" in players and "Dee" in players
+    export = client.get("/export.json").get_data(as_text=True)
+    assert export.count('"status": "finished"') == 2 or export.count('"status":"finished"') == 2
+
+
+def test_house_rules_with_a_going_out_bonus(client, app):
+    with app.app_context():
+        gran = dataclasses.replace(F7, key="house-x", name="Gran's rules", going_out_bonus=10)
+        row, _ = import_house_rules(our_family(), gran)
+        key = row.key
+    rows = [HEADER] + [[datetime(2024, 5, 1)] + [r[0]] + [-10 if v == 0 else v for v in r[1:]] + [None] for r in GAME_1]
+    page = upload(client, xlsx(rows), key=key)
+    assert problems(page) == []
+    confirm(client, page, key=key)
+    assert finished_totals(app)["2024-05-01"] == {"Ann": 20, "Bob": 50, "Cy": 95}
+    with app.app_context():
+        assert db.session.execute(db.select(Game.variant_key)).scalar_one() == key
+
+
+def test_a_game_that_skipped_hand_1_where_the_rules_allow_it(client, app):
+    rows = [HEADER] + [[datetime(2024, 5, 1), r[0], None, *r[2:], None] for r in GAME_1]
+    page = upload(client, xlsx(rows))
+    assert problems(page) == [] and "6 rounds" in text_of(page)
+    confirm(client, page)
+    with app.app_context():
+        game = db.session.execute(db.select(Game)).scalar_one()
+        assert game.skip_first_hand and [r.number for r in game.rounds] == [2, 3, 4, 5, 6, 7]
+
+
+# -- files that are not sheets, and a changed preview ------------------------------------
+
+
+@pytest.mark.parametrize("raw, message", [
+    (b"", "The file is empty."),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100, "old Excel file (.xls)"),
+    (b"PK\x03\x04garbage", "damaged or not a spreadsheet"),
+    (b"Name,Age\nAnn,7\n", "No header row with a Date and a Player column"),
+])
+def test_a_file_that_cannot_be_read_is_refused_next_to_the_field(client, app, raw, message):
+    page = upload(client, raw, name="x.xlsx")
+    assert page.status_code == 200 and message in text_of(page)
+
+
+def test_an_ods_file_is_refused_with_what_to_do(client, app):
+    import zipfile
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        archive.writestr("content.xml", "<x/>")
+    assert "Save it as .xlsx" in text_of(upload(client, out.getvalue(), name="games.ods"))
+
+
+def test_a_changed_preview_is_refused_without_an_error_page(client, app):
+    for cells in ("not-base64!", sheets.pack([["a"]])[:-4], "", "eJw="):
+        page = client.post("/import/sheet/check", data={"rules": "family-7", "cells": cells, "action": "import"},
+                           follow_redirects=True)
+        assert page.status_code == 200 and "choose the file again" in text_of(page).lower()
+    # Cells that unpack but hold no games are a preview with its problem; unknown rules are a form error.
+    page = client.post("/import/sheet/check", data={"rules": "family-7", "cells": sheets.pack([["a"]])})
+    assert "No header row with a Date and a Player column" in text_of(page)
+    page = client.post("/import/sheet/check", data={"rules": "nonsense", "cells": sheets.pack([["a"]])},
+                       follow_redirects=True)
+    assert page.status_code == 200 and "choose the file again" in text_of(page).lower()
+
+
+# -- templates -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", list(rules.VARIANTS))
+def test_a_template_per_rule_set_has_a_column_per_round_headed_by_its_contract(client, key):
+    variant = rules.VARIANTS[key]
+    book = load_workbook(io.BytesIO(client.get(f"/import/sheet/template/{key}.xlsx").data))
+    header = [c.value for c in book.worksheets[0][1]]
+    assert header == ["Date", "Player", *(f"Round {r.number}: {r.contract}" for r in variant.rounds), "Notes"]
+    csv_text = client.get(f"/import/sheet/template/{key}.csv").data.decode("utf-8-sig")
+    assert csv_text.splitlines()[0].count("Round ") == len(variant.rounds)
+
+
+def test_a_filled_in_template_imports(client, app):
+    book = load_workbook(io.BytesIO(client.get("/import/sheet/template/family-7.xlsx").data))
+    for row in GAME_2:
+        book.worksheets[0].append([date(2024, 5, 2), *row, "after dinner"])
+    out = io.BytesIO()
+    book.save(out)
+    page = upload(client, out.getvalue())
+    assert problems(page) == []
+    confirm(client, page)
+    assert finished_totals(app) == {"2024-05-02": {"Ann": 135, "Bob": 95, "Dee": 60}}
+
+
+def test_another_familys_house_rules_template_is_not_found(client):
+    assert client.get("/import/sheet/template/house-999.xlsx").status_code == 404
+
+
+# -- command line -----------------------------------------------------------------------------
+
+
+def test_the_command_line_checks_with_dry_run_then_imports_once(app, runner, tmp_path):
+    path = tmp_path / "games.xlsx"
+    path.write_bytes(two_games_workbook())
+    before = db_snapshot(app)
+    dry = runner.invoke(args=["import-sheet", str(path), "--rules", "family-7", "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "2 games read as Shanghai Rummy (family rules, 7 hands); 0 already here." in dry.output
+    assert "New players: Ann, Bob, Cy, Dee." in dry.output and "Nothing written" in dry.output
+    assert db_snapshot(app) == before
+    done = runner.invoke(args=["import-sheet", str(path), "--rules", "family-7", "--family", "Our family"])
+    assert "Imported 2 games (0 were already here)." in done.output
+    again = runner.invoke(args=["import-sheet", str(path), "--rules", "family-7"])
+    assert "Imported 0 games (2 were already here)." in again.output
+    assert len(finished_totals(app)) == 2
+
+
+def test_the_command_line_reports_problems_and_takes_answers(app, runner, tmp_path):
+    rows = [HEADER] + [[datetime(2024, 5, 1)] + r + [None] for r in GAME_1]
+    rows[3][3] = 0  # Cy and Bob both 0 in round 2
+    path = tmp_path / "games.xlsx"
+    path.write_bytes(xlsx(rows))
+    asked = runner.invoke(args=["import-sheet", str(path), "--rules", "family-7"])
+    assert asked.exit_code == 1 and "--out 2:2=NAME (Bob or Cy)" in asked.output
+    rows[3][3] = 10
+    rows[1][1] = "Gran"
+    path.write_bytes(xlsx(rows))
+    with app.app_context():
+        from scorekeeper.games.service import SeatChoice, start_game
+        start_game(our_family(), F7, [SeatChoice(new_name=n) for n in ("Ann", "Bob", "Cy")], 0)
+    done = runner.invoke(args=["import-sheet", str(path), "--rules", "family-7", "--as", "Gran=Ann"])
+    assert done.exit_code == 0, done.output
+    assert finished_totals(app)["2024-05-01"] == {"Ann": 50, "Bob": 70, "Cy": 115}
+    wrong = runner.invoke(args=["import-sheet", str(path), "--rules", "nope"])
+    assert wrong.exit_code == 1 and "No rules 'nope' here" in wrong.output
