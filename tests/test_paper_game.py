@@ -258,7 +258,7 @@ def test_shanghai_10_going_out_blind_is_written_as_minus_25_or_minus_50(client, 
 
 BAD_GRIDS = {
     "impossible": ({1: {"Cy": "7"}}, {}, ("cell", 1, "Cy"),
-                   "7 is not a score cards left in a hand can make in round 1: every card counts a multiple of 5"),
+                   "7 is not a score cards left in a hand can make: every card counts a multiple of 5"),
     "too high": ({4: {"Bob": "999"}}, {}, ("cell", 4, "Bob"), "a full hand of 19 cards is worth at most 380"),
     "letter": ({2: {"Di": "4O"}}, {}, ("cell", 2, "Di"), "“4O” is not a number of points"),
     "decimal": ({3: {"Ann": "1.5"}}, {}, ("cell", 3, "Ann"), "write whole points: 1.5 is not a whole number"),

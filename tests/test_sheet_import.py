@@ -192,7 +192,7 @@ def test_every_problem_is_named_by_row_and_column_and_nothing_is_written(client,
     found = problems(page)
     assert found[0] == ("Row 2, column A (Date): 'yesterday-ish' is not a date: write dates as 2024-05-01 or 1.5.2024")
     assert "Row 4, column D (Round 2): 1.5 is not a whole number" in found
-    assert any(p.startswith("Row 5, column I (Round 7): Cy: 7 is not a score cards left in a hand can make in round 7")
+    assert any(p.startswith("Row 5, column I (Round 7): Cy: 7 is not a score cards left in a hand can make: ")
                and "every card counts a multiple of 5" in p for p in found)
     assert "Row 6: the game of 01 Jun 2024 has 1 player; Shanghai Rummy (family rules, 7 hands) is for 3 to 8" in found
     assert "Row 7, column E (Round 3): round 3 of the game of 01 Jul 2024 is missing" in found
@@ -427,3 +427,13 @@ def test_the_command_line_reports_problems_and_takes_answers(app, runner, tmp_pa
     assert finished_totals(app)["2024-05-01"] == {"Ann": 50, "Bob": 70, "Cy": 115}
     wrong = runner.invoke(args=["import-sheet", str(path), "--rules", "nope"])
     assert wrong.exit_code == 1 and "No rules 'nope' here" in wrong.output
+
+
+def test_a_sheet_larger_than_the_page_can_import_points_to_the_command_line(client, app, monkeypatch):
+    from scorekeeper.transfer import checks, sheet_views
+    monkeypatch.setattr(sheet_views, "WEB_LIMITS", checks.Limits(games=1, rule_sets=1, house_rules=1))
+    before = db_snapshot(app)
+    page = confirm(client, upload(client, two_games_workbook()))
+    assert "more than the page can import at once (1 at most)" in text_of(page)
+    assert "flask --app scorekeeper import-sheet FILE --rules family-7" in text_of(page)
+    assert db_snapshot(app) == before

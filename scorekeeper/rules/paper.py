@@ -97,7 +97,7 @@ def _impossible(variant: Variant, number: int, score: int, going_out: dict[int, 
     if score in going_out and out is not None:
         return f"{_signed(score)} is a going-out score, and another player went out"
     why = why_no_cards_make(variant, number, score)
-    return f"{_signed(score)} is not a score cards left in a hand can make in round {number}: {why}"
+    return f"{_signed(score)} is not a score cards left in a hand can make: {why}"
 
 
 def _signed(n: int) -> str:

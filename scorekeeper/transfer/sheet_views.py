@@ -13,7 +13,7 @@ from ..families import family_players
 from ..house_rules.service import family_variants
 from ..web.access import current_family
 from . import sheets
-from .checks import COMMAND_LINE, TransferError
+from .checks import TransferError
 from .sheet_import import Preview, import_sheet, preview
 from .views import WEB_LIMITS, bp
 
@@ -80,7 +80,8 @@ def sheet_check():
         return _preview_page(form, found, mapping, answers)
     if len(found.sheet.games) > WEB_LIMITS.games:
         flash(f"This sheet holds {len(found.sheet.games):,} games, more than the page can import at once "
-              f"({WEB_LIMITS.games:,} at most). {COMMAND_LINE.replace(' import FILE', ' import-sheet FILE')}", "error")
+              f"({WEB_LIMITS.games:,} at most). Import it on the server with the command line, which has no time "
+              f"limit: flask --app scorekeeper import-sheet FILE --rules {form.rules.data}", "error")
         return _preview_page(form, found, mapping, answers)
     added, skipped = import_sheet(family, found.sheet)
     flash(f"Imported {added} game{'' if added == 1 else 's'} from the sheet; "

@@ -58,7 +58,7 @@ def test_a_paper_sheet_typed_in_with_a_tap_and_a_correction_lands_on_the_finishe
     page.get_by_role("button", name="Save all rounds").click()
 
     problem = page.locator("#round-4 .row-problems")
-    expect(problem).to_contain_text("Cy: 7 is not a score cards left in a hand can make in round 4")
+    expect(problem).to_contain_text("Cy: 7 is not a score cards left in a hand can make: every card")
     expect(page.locator("#paper-problems")).to_contain_text("Round 4, Cy")
     expect(box(page, 4, "Cy")).to_have_value("7")
     expect(box(page, 4, "Cy")).to_have_attribute("aria-invalid", "true")
