@@ -8,6 +8,7 @@ Points are worked out by hand in the comments; family-7 counts every card a mult
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import date, datetime, timedelta
 
@@ -152,14 +153,15 @@ def test_the_seating_page_offers_today_and_a_past_day_starts_an_ordinary_game_of
     assert f'href="/games/{game_id}/paper"' in screen.get_data(as_text=True)
     assert "Type totals from paper" in text_of(screen)
 
-    # Played hand by hand, it ends on its own day, not today.
+    # Played hand by hand, its hands were really recorded now: it ends now (its links last a day
+    # from now), and the history still lists it under its own day.
     ids = player_ids(app, game_id)
     for number in range(1, 8):
         record(client, ids, game_id, number, "Ann", {"Bob": "K", "Cy": 15})
     with app.app_context():
         game = db.session.get(Game, game_id)
-        assert game.status == "finished" and game.finished_at.date() == DAY
-    assert "09 Mar 2024" in text_of(client.get("/"))
+        assert game.status == "finished" and game.finished_at.date() == utcnow().date()
+    assert "Sat 09 Mar 2024" in text_of(client.get("/history"))
 
     # Today (the default) is now, as before.
     today = new_paper_or_started(client)
@@ -542,4 +544,13 @@ def test_card_totals_moved_to_the_scoring_rules_are_the_same_from_the_paper_rule
     variant = rules.get_variant("family-7")
     assert rules_paper.card_totals is scoring.card_totals
     totals = scoring.card_totals(variant, 1)
-    assert 7 not in totals and {5, 10, 380} <= totals and max(totals) == 380
+    assert 7 not in totals and {5, 10, 380} <= set(totals) and totals.high == max(totals) == 380
+
+
+def test_totals_of_rules_with_big_cards_and_many_buys_are_quick_to_ask(app):
+    from scorekeeper.rules import scoring
+    heavy = dataclasses.replace(
+        rules.VARIANTS["family-7"], points={**rules.VARIANTS["family-7"].points, "A": 1000}, cards_per_buy=10,
+        buys_counted="carry", rounds=tuple(dataclasses.replace(r, buy_limit=20) for r in rules.VARIANTS["family-7"].rounds))
+    totals = scoring.card_totals(heavy, 7)  # millions of totals, kept as bits rather than listed
+    assert 1000 * 140 in totals and 7 not in totals and totals.low == 5 and totals.high > 1000 * 140

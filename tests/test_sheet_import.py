@@ -437,3 +437,56 @@ def test_a_sheet_larger_than_the_page_can_import_points_to_the_command_line(clie
     assert "more than the page can import at once (1 at most)" in text_of(page)
     assert "flask --app scorekeeper import-sheet FILE --rules family-7" in text_of(page)
     assert db_snapshot(app) == before
+
+
+def test_a_csv_cell_longer_than_csv_allows_is_refused_next_to_the_field(client):
+    raw = b"Date,Player,Round 1\r\n2024-05-01,Ann," + b"9" * 200_000 + b"\r\n"
+    assert "This CSV file cannot be read" in text_of(upload(client, raw, name="x.csv"))
+
+
+def test_a_workbook_with_a_damaged_cell_is_refused_next_to_the_field(client):
+    import zipfile
+    source = io.BytesIO(two_games_workbook())
+    out = io.BytesIO()
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(out, "w") as new:
+        for item in old.infolist():
+            data = old.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                data = data.replace(b"<v>15</v>", b"<v>NaN</v>", 1)
+            new.writestr(item, data)
+    assert "This workbook cannot be read" in text_of(upload(client, out.getvalue()))
+
+
+def test_a_sheets_own_totals_row_is_left_out_not_taken_for_a_player(client, app):
+    rows = [HEADER] + [[datetime(2024, 5, 1)] + r + [None] for r in GAME_1]
+    rows.append([None, "Total", 15, 25, 45, 45, 25, 15, 65, None])
+    page = upload(client, xlsx(rows))
+    assert problems(page) == [] and "row 5 (Total)" in text_of(page)
+    confirm(client, page)
+    assert finished_totals(app) == {"2024-05-01": {"Ann": 50, "Bob": 70, "Cy": 115}}
+
+
+def test_a_four_digit_year_is_read_as_written():
+    cells = [HEADER, ["1.5.0024"] + GAME_1[0], [None] + GAME_1[1], [None] + GAME_1[2]]
+    sheet = read_sheet(cells, F7, date(2026, 11, 24))
+    assert [str(p) for p in sheet.problems][0].endswith("is before 1900") and sheet.games == []
+
+
+def test_a_nul_in_changed_cells_never_reaches_the_database(client, app):
+    cells = [HEADER] + [["2024-05-01", "An\x00n" if r[0] == "Ann" else r[0], *r[1:], None] for r in GAME_1]
+    done = client.post("/import/sheet/check", data={"rules": "family-7", "cells": sheets.pack(cells), "action": "import"})
+    assert done.status_code == 302
+    assert set(finished_totals(app)["2024-05-01"]) == {"Ann", "Bob", "Cy"}
+
+
+def test_a_template_of_house_rules_with_a_control_character(client, app):
+    with app.app_context():
+        odd = dataclasses.replace(F7, key="house-x", name="Gran\x0bs rules", rounds=(
+            dataclasses.replace(F7.rounds[0], contract="two\x0bsets"), *F7.rounds[1:]))
+        key = import_house_rules(our_family(), odd)[0].key
+    book = load_workbook(io.BytesIO(client.get(f"/import/sheet/template/{key}.xlsx").data))
+    assert book.worksheets[0]["C1"].value == "Round 1: twosets"
+
+
+def test_the_pages_titles(client):
+    assert "<title>Import old score sheets · " in client.get("/import/sheet").get_data(as_text=True)

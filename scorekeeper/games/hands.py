@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 
 from sqlalchemy import update
 
@@ -182,7 +181,7 @@ def _update_status(game: Game) -> None:
     if game.status != ABANDONED:
         done = all(r.recorded_at is not None for r in game.rounds)
         if done and game.status != FINISHED:
-            game.status, game.finished_at = FINISHED, finishing_time(game)
+            game.status, game.finished_at = FINISHED, utcnow()
             # The game's links end a day after its first end: an undo does not give them another.
             db.session.execute(
                 update(ShareLink)
@@ -192,17 +191,3 @@ def _update_status(game: Game) -> None:
         elif not done and game.status == FINISHED:
             game.status, game.finished_at = IN_PROGRESS, None
     refresh_summary(game)
-
-
-# About how long a hand takes at the table: a game dated in the past ends this long after it began.
-MINUTES_PER_HAND = 12
-
-
-def finishing_time(game: Game) -> datetime:
-    """When a game that has just finished ended: now, or, for a game dated before today (typed
-    in from a paper sheet), on its own day, a few minutes per hand after it began (never later
-    than now), so the history does not say it ended today."""
-    now = utcnow()
-    if game.started_at is None or game.started_at.date() >= now.date():
-        return now
-    return min(now, game.started_at + timedelta(minutes=MINUTES_PER_HAND * len(game.rounds)))

@@ -12,11 +12,12 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from .. import rules
 from ..extensions import db
 from ..families import RuleError, commit_for
-from ..models import ABANDONED, Game, GameRound, Member
+from ..models import ABANDONED, FINISHED, Game, GameRound, Member, utcnow
 from ..rules import paper
 from ..web.fields import is_number
 from .hands import check_hands, store_round
@@ -70,7 +71,7 @@ def needs_minus(game: Game) -> bool:
     must then offer a minus sign."""
     variant = game.variant
     return any(
-        min(paper.going_out_scores(variant, r.number)) < 0 or min(paper.left_scores(variant, r.number)) < 0
+        min(paper.going_out_scores(variant, r.number)) < 0 or paper.lowest_left(variant, r.number) < 0
         for r in open_rounds(game)
     )
 
@@ -208,6 +209,8 @@ def save_grid(game: Game, grid: Grid, versions: Mapping[int, int], by: Member | 
             "Another phone (or another tap) changed this game while you were typing, so nothing was saved. "
             "What you typed is kept below: check it and save again."
         ) from None
+    if game.status == FINISHED:
+        game.finished_at = finishing_time(game)
     commit_for(game.family_id)
 
 
@@ -219,3 +222,16 @@ def _numbers(numbers: list[int]) -> str:
 
 def _signed(n: int) -> str:
     return f"−{-n}" if n < 0 else str(n)
+
+
+# About how long a hand takes at the table: a game dated in the past ends this long after it began.
+MINUTES_PER_HAND = 12
+
+
+def finishing_time(game: Game) -> datetime:
+    """When a game typed in from a paper sheet ended: now, or, for a game dated before today, on
+    its own day, a few minutes per hand after it began, so the history does not say it ended today."""
+    now = utcnow()
+    if game.started_at is None or game.started_at.date() >= now.date():
+        return now
+    return min(now, game.started_at + timedelta(minutes=MINUTES_PER_HAND * len(game.rounds)))

@@ -15,7 +15,7 @@ from .results import Hand
 from .scoring import card_totals, why_no_cards_make
 from .variants import Variant
 
-__all__ = ["PaperRound", "card_totals", "going_out_scores", "left_scores", "read_round"]
+__all__ = ["PaperRound", "card_totals", "going_out_scores", "left_code", "lowest_left", "read_round"]
 
 
 def going_out_scores(variant: Variant, number: int) -> dict[int, str]:
@@ -29,15 +29,18 @@ def going_out_scores(variant: Variant, number: int) -> dict[int, str]:
     return scores
 
 
-def left_scores(variant: Variant, number: int) -> dict[int, str]:
-    """The scores of a player who did not go out, with the bonus code a named event adds."""
+def left_code(variant: Variant, number: int, score: int) -> str | None:
+    """The bonus code a score of a player who did not go out carries ("" for cards alone, a
+    named event's code when its bonus is in the score), or ``None`` when no hand makes it."""
     totals = card_totals(variant, number)
-    scores = dict.fromkeys(totals, "")
-    for bonus in variant.bonuses:
-        if bonus.anyone:
-            for total in totals:
-                scores.setdefault(total + bonus.points, bonus.code)
-    return scores
+    if score in totals:
+        return ""
+    return next((b.code for b in variant.bonuses if b.anyone and score - b.points in totals), None)
+
+
+def lowest_left(variant: Variant, number: int) -> int:
+    """The lowest score a player who did not go out can have (a named event's bonus may take it below 0)."""
+    return card_totals(variant, number).low + min([0] + [b.points for b in variant.bonuses if b.anyone])
 
 
 @dataclass
@@ -69,7 +72,6 @@ def read_round(
     result = PaperRound([], out)
     if out is None:
         result.ask = candidates or list(range(len(scores)))
-    left = left_scores(variant, number)
     shown = ", ".join(_signed(s) for s in going_out)
     for seat, score in enumerate(scores):
         if seat == out:
@@ -83,11 +85,11 @@ def read_round(
             if out is not None:  # while asking, a blank may be the player who went out
                 result.problems[seat] = "no score written"
             result.hands.append(Hand(seat))
-        elif score not in left:
+        elif left_code(variant, number, score) is None:
             result.problems[seat] = _impossible(variant, number, score, going_out, out)
             result.hands.append(Hand(seat))
         else:
-            code = left[score]
+            code = left_code(variant, number, score)
             bonus = sum(b.points for b in variant.bonuses if b.code == code)
             result.hands.append(Hand(seat, laid_down=True, hand_total=score - bonus, bonus_code=code))
     return result
@@ -101,4 +103,6 @@ def _impossible(variant: Variant, number: int, score: int, going_out: dict[int, 
 
 
 def _signed(n: int) -> str:
-    return f"−{-n}" if n < 0 else str(n)
+    digits = str(abs(n))
+    digits = digits if len(digits) <= 12 else digits[:9] + "…"  # a number pasted by mistake, shortened
+    return f"−{digits}" if n < 0 else digits

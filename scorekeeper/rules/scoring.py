@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .cards import parse_cards
@@ -77,7 +78,31 @@ def max_hand_points(variant: Variant, round_: Round) -> int:
     return variant.max_hand(round_) * max(k.points for k in variant.keys)
 
 
-def card_totals(variant: Variant, number: int) -> frozenset[int]:
+@dataclass(frozen=True)
+class Totals:
+    """The totals cards left in a hand can add up to, kept as bits (bit n set: n points).
+
+    A set of numbers would not do: house rules with big cards and many buys reach millions of
+    totals, which take seconds to list and hundreds of megabytes to keep."""
+
+    mask: int
+
+    def __contains__(self, total: object) -> bool:
+        return type(total) is int and total >= 0 and bool(self.mask >> total & 1)
+
+    def __iter__(self):
+        return (n for n, bit in enumerate(reversed(bin(self.mask)[2:])) if bit == "1")
+
+    @property
+    def low(self) -> int:
+        return (self.mask & -self.mask).bit_length() - 1
+
+    @property
+    def high(self) -> int:
+        return self.mask.bit_length() - 1
+
+
+def card_totals(variant: Variant, number: int) -> Totals:
     """Every total that one or more cards left in a hand can be worth in round ``number``
     (as many of each card as the player could hold: copies in the decks are not counted)."""
     values = tuple(sorted({key.points for key in variant.keys}))
@@ -85,7 +110,7 @@ def card_totals(variant: Variant, number: int) -> frozenset[int]:
 
 
 @lru_cache(maxsize=256)
-def _totals(values: tuple[int, ...], most_cards: int) -> frozenset[int]:
+def _totals(values: tuple[int, ...], most_cards: int) -> Totals:
     # Bit n of ``reach`` is set when n points can be held with exactly k cards; negative card
     # values (which no rules here have) are left out rather than shifted.
     values = tuple(v for v in values if v >= 0)
@@ -93,7 +118,7 @@ def _totals(values: tuple[int, ...], most_cards: int) -> frozenset[int]:
     for _ in range(most_cards):
         reach = _shifted(reach, values)
         seen |= reach
-    return frozenset(n for n in range(seen.bit_length()) if seen >> n & 1)
+    return Totals(seen)
 
 
 def _shifted(reach: int, values: tuple[int, ...]) -> int:
@@ -107,10 +132,10 @@ def why_no_cards_make(variant: Variant, number: int, total: int) -> str:
     """Why no cards left in a hand add up to ``total`` in round ``number`` (a total not in
     ``card_totals``): too high, below the lowest card, or off the cards' step."""
     totals = card_totals(variant, number)
-    if total > max(totals):
-        return f"a full hand of {variant.max_hand(variant.round(number))} cards is worth at most {max(totals)}"
-    if total < min(totals):
-        return f"the lowest card counts {min(totals)}"
+    if total > totals.high:
+        return f"a full hand of {variant.max_hand(variant.round(number))} cards is worth at most {totals.high}"
+    if total < totals.low:
+        return f"the lowest card counts {totals.low}"
     step = 0
     for key in variant.keys:
         step = _gcd(step, key.points)

@@ -56,13 +56,13 @@ class DateReader:
             return date(*map(int, match.groups()))
         if match := DOTTED.fullmatch(text):
             day, month, year = map(int, match.groups())
-            return date(self._year(year), month, day)
+            return date(self._year(year, match.group(3)), month, day)
         if match := SLASHED.fullmatch(text):
             first, second, year = map(int, match.groups())
             if self.day_first is None and first <= 12 and second <= 12 and first != second:
                 raise ValueError(AMBIGUOUS)
             day, month = (first, second) if self.day_first or self.day_first is None else (second, first)
-            return date(self._year(year), month, day)
+            return date(self._year(year, match.group(3)), month, day)
         for pattern in WORDED:
             try:
                 return datetime.strptime(text, pattern).date()
@@ -70,9 +70,9 @@ class DateReader:
                 continue
         return None
 
-    def _year(self, year: int) -> int:
-        """A two-digit year in the past century: 98 is 1998, 24 is 2024."""
-        if year >= 100:
+    def _year(self, year: int, written: str) -> int:
+        """A two-digit year in the past century: 98 is 1998, 24 is 2024 (0024 stays 24, and is refused)."""
+        if len(written) != 2:
             return year
         century = self.today.year // 100 * 100
         return century + year if century + year <= self.today.year else century - 100 + year

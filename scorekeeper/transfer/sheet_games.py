@@ -28,7 +28,7 @@ PLAYER_WORDS = {"player", "name", "players", "spieler"}
 NOTES_WORDS = {"notes", "note", "comment", "comments", "where", "remarks"}
 TOTAL_WORDS = {"total", "sum", "score", "final", "summe"}
 ROUND_HEADER = re.compile(r"(?:round|rd\.?|r|hand|deal|runde)?\s*#?\s*(\d{1,3})(?!\d)", re.IGNORECASE)
-WHOLE = re.compile(r"[+-]?\d+(?:[.,]0+)?")
+WHOLE = re.compile(r"[+-]?\d+(?:[.,]0{1,2})?")  # 5, 5.0, 5,00; not 1,000
 TEMPLATE_HINT = "Download the template to see the columns."
 
 
@@ -227,8 +227,14 @@ def _rows_to_games(cells, columns: _Columns, sheet: Sheet, today: date, mapping:
             continue
         elif notes and notes != above[1]:
             above = (above[0], notes)
+        if name.casefold().rstrip(":") in TOTAL_WORDS:
+            sheet.ignored.append(f"row {number} ({name})")  # a sheet's own line of totals
+            continue
         if not name:
             sheet.problems.append(columns.problem(number, columns.player, "no player's name"))
+            continue
+        if any(c < " " for c in name):
+            sheet.problems.append(columns.problem(number, columns.player, "a name cannot hold control characters"))
             continue
         if len(name) > NAME_LENGTH:
             sheet.problems.append(columns.problem(number, columns.player, f"a name has at most {NAME_LENGTH} letters"))
@@ -301,7 +307,7 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
             return OUT
         if WHOLE.fullmatch(text):
             return int(re.split("[.,]", text)[0])
-        why = f"'{text[:20]}' is not a whole number"
+        why = f"'{text[:20]}{'…' if len(text) > 20 else ''}' is not a whole number"
     sheet.problems.append(columns.problem(index + 1, column, why))
     return None
 

@@ -58,11 +58,16 @@ def _workbook_cells(data: bytes) -> list[list[Cell]]:
         raise TransferError(f"This workbook cannot be read ({type(error).__name__}). {SAVE_AS}") from None
     try:
         rows = []
+        # Cells are read lazily, so a damaged cell shows only here.
         for row in book.worksheets[0].iter_rows(values_only=True, max_col=MOST_COLUMNS):
             rows.append([_workbook_value(value) for value in row])
             if len(rows) > MOST_ROWS:
                 raise TransferError(_too_many())
         return rows
+    except TransferError:
+        raise
+    except Exception as error:  # openpyxl raises many kinds for a damaged cell
+        raise TransferError(f"This workbook cannot be read ({type(error).__name__}). {SAVE_AS}") from None
     finally:
         book.close()
 
@@ -89,10 +94,13 @@ def _csv_cells(data: bytes) -> list[list[Cell]]:
     # Spreadsheets where the comma is the decimal mark write semicolons between cells.
     delimiter = max(";,\t", key=first.count)
     rows = []
-    for row in csv.reader(io.StringIO(text), delimiter=delimiter):
-        rows.append([cell or None for cell in row[:MOST_COLUMNS]])
-        if len(rows) > MOST_ROWS:
-            raise TransferError(_too_many())
+    try:
+        for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+            rows.append([cell or None for cell in row[:MOST_COLUMNS]])
+            if len(rows) > MOST_ROWS:
+                raise TransferError(_too_many())
+    except csv.Error as error:  # a cell of more than 131,072 characters, among others
+        raise TransferError(f"This CSV file cannot be read ({error}). {SAVE_AS}") from None
     return rows
 
 
@@ -118,12 +126,19 @@ def unpack(packed: str) -> list[list[Cell]]:
         raise TransferError("The sheet was lost on the way; choose the file again.") from None
     if not isinstance(cells, list) or not all(isinstance(row, list) for row in cells):
         raise TransferError("The sheet was lost on the way; choose the file again.")
-    return [[c if isinstance(c, (str, int, float, date)) or c is None else str(c) for c in row] for row in cells]
+    # A NUL, which no text in the database may hold, cannot come from a file: only from a changed field.
+    return [[c.replace("\x00", "") if isinstance(c, str) else c if isinstance(c, (int, float, date)) or c is None
+             else str(c) for c in row] for row in cells]
 
 
 def template_header(variant: rules.Variant) -> list[str]:
     """The columns of a sheet for ``variant``: date, player, a column per round with its contract, notes."""
-    return ["Date", "Player", *(f"Round {r.number}: {r.contract}" for r in variant.rounds), "Notes"]
+    return ["Date", "Player", *(f"Round {r.number}: {_printable(r.contract)}" for r in variant.rounds), "Notes"]
+
+
+def _printable(text: str) -> str:
+    """Without control characters, which a workbook cannot hold (house rules may have them)."""
+    return "".join(c for c in text if c >= " " or c == "\t")
 
 
 def template_csv(variant: rules.Variant) -> bytes:
@@ -160,7 +175,7 @@ def how_to_fill(variant: rules.Variant) -> list[str]:
     """The lines of the template's help sheet."""
     out = ", ".join(str(s) for s in sorted(going_out_scores(variant, variant.rounds[0].number)))
     return [
-        f"{variant.name}: one row per player per game, in seating order.",
+        f"{_printable(variant.name)}: one row per player per game, in seating order.",
         "Date: the day the game was played (2024-05-01, 1.5.2024, or a date cell).",
         "Player: the name; names already in the family's history are matched.",
         "Round columns: the points each player scored that round.",
