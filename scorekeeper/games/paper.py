@@ -78,7 +78,7 @@ def needs_minus(game: Game) -> bool:
 
 def going_out_text(game: Game, number: int) -> str:
     """The scores of going out in a round, as the grid's rows name them: "0", "0, −25 or −50"."""
-    shown = [_signed(s) for s in paper.going_out_scores(game.variant, number)]
+    shown = [paper.signed(s) for s in paper.going_out_scores(game.variant, number)]
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
@@ -218,10 +218,6 @@ def _numbers(numbers: list[int]) -> str:
     if len(numbers) == 1:
         return f"Round {numbers[0]}"
     return f"Rounds {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}"
-
-
-def _signed(n: int) -> str:
-    return f"−{-n}" if n < 0 else str(n)
 
 
 # About how long a hand takes at the table: a game dated in the past ends this long after it began.

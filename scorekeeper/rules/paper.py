@@ -15,7 +15,7 @@ from .results import Hand
 from .scoring import card_totals, why_no_cards_make
 from .variants import Variant
 
-__all__ = ["PaperRound", "card_totals", "going_out_scores", "left_code", "lowest_left", "read_round"]
+__all__ = ["PaperRound", "card_totals", "going_out_scores", "left_code", "lowest_left", "read_round", "signed"]
 
 
 def going_out_scores(variant: Variant, number: int) -> dict[int, str]:
@@ -72,11 +72,11 @@ def read_round(
     result = PaperRound([], out)
     if out is None:
         result.ask = candidates or list(range(len(scores)))
-    shown = ", ".join(_signed(s) for s in going_out)
+    shown = ", ".join(signed(s) for s in going_out)
     for seat, score in enumerate(scores):
         if seat == out:
             if score is not None and score not in going_out:
-                result.problems[seat] = f"went out, so scores {shown}, not {_signed(score)}"
+                result.problems[seat] = f"went out, so scores {shown}, not {signed(score)}"
             code = going_out.get(score, "") if score is not None else ""
             result.hands.append(Hand(seat, went_out=True, laid_down=True, bonus_code=code))
         elif out is None and score in going_out:
@@ -85,11 +85,10 @@ def read_round(
             if out is not None:  # while asking, a blank may be the player who went out
                 result.problems[seat] = "no score written"
             result.hands.append(Hand(seat))
-        elif left_code(variant, number, score) is None:
+        elif (code := left_code(variant, number, score)) is None:
             result.problems[seat] = _impossible(variant, number, score, going_out, out)
             result.hands.append(Hand(seat))
         else:
-            code = left_code(variant, number, score)
             bonus = sum(b.points for b in variant.bonuses if b.code == code)
             result.hands.append(Hand(seat, laid_down=True, hand_total=score - bonus, bonus_code=code))
     return result
@@ -97,12 +96,13 @@ def read_round(
 
 def _impossible(variant: Variant, number: int, score: int, going_out: dict[int, str], out: int | None) -> str:
     if score in going_out and out is not None:
-        return f"{_signed(score)} is a going-out score, and another player went out"
+        return f"{signed(score)} is a going-out score, and another player went out"
     why = why_no_cards_make(variant, number, score)
-    return f"{_signed(score)} is not a score cards left in a hand can make: {why}"
+    return f"{signed(score)} is not a score cards left in a hand can make: {why}"
 
 
-def _signed(n: int) -> str:
+def signed(n: int) -> str:
+    """A score as shown: a real minus sign, and a number pasted by mistake shortened."""
     digits = str(abs(n))
-    digits = digits if len(digits) <= 12 else digits[:9] + "…"  # a number pasted by mistake, shortened
+    digits = digits if len(digits) <= 12 else digits[:9] + "…"
     return f"−{digits}" if n < 0 else digits

@@ -52,13 +52,7 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
             row, added = add_imported_rules(family, variant)
             keys[entry["key"]] = row.key
             changed = changed or added
-        uids = [g["uid"] for g in data["games"]]
-        known: dict[str, str] = {}  # uid: rules key, of the games already here
-        for start in range(0, len(uids), 500):
-            known.update(db.session.execute(
-                db.select(Game.uid, Game.variant_key)
-                .where(Game.family_id == family.id, Game.uid.in_(uids[start:start + 500]))
-            ).all())
+        known = known_games(family.id, [g["uid"] for g in data["games"]])
         fresh = [entry for entry in data["games"] if entry["uid"] not in known]
         keys.update(_deleted_rules_keys(data["games"], keys, known))
         # Changes link to the member of the same username here, if there is one.
@@ -84,6 +78,17 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
         db.session.rollback()
         raise
     return len(fresh), len(known)
+
+
+def known_games(family_id: int, uids: list[str]) -> dict[str, str]:
+    """The games of these uids already in the family: uid -> rules key (asked 500 at a time)."""
+    known: dict[str, str] = {}
+    for start in range(0, len(uids), 500):
+        known.update(db.session.execute(
+            db.select(Game.uid, Game.variant_key)
+            .where(Game.family_id == family_id, Game.uid.in_(uids[start:start + 500]))
+        ).all())
+    return known
 
 
 def _deleted_rules_keys(games: list[dict], keys: dict[str, str], known: dict[str, str]) -> dict[str, str]:

@@ -305,11 +305,16 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
             return None
         if text.casefold() in OUT_MARKS:
             return OUT
-        if WHOLE.fullmatch(text):
-            return int(re.split("[.,]", text)[0])
+        if (number := _whole(text)) is not None:
+            return number
         why = f"'{text[:20]}{'…' if len(text) > 20 else ''}' is not a whole number"
     sheet.problems.append(columns.problem(index + 1, column, why))
     return None
+
+
+def _whole(text: str) -> int | None:
+    """A whole number as a sheet writes it (5, +5, -5, 5.0, 5,00), or ``None``."""
+    return int(re.split("[.,]", text)[0]) if WHOLE.fullmatch(text) else None
 
 
 def _read_round(game, number, scores, columns, column, sheet, answer: str | None) -> None:
@@ -349,6 +354,6 @@ def _check_totals(game: SheetGame, cells, columns: _Columns, sheet: Sheet) -> No
     for seat, (index, total) in enumerate(zip(game.rows, game.totals)):
         cell = cells[index][columns.total] if columns.total < len(cells[index]) else None
         written = _text(cell).replace("\u2212", "-")
-        if written and WHOLE.fullmatch(written) and int(re.split("[.,]", written)[0]) != total:
+        if (number := _whole(written)) is not None and number != total:
             sheet.problems.append(columns.problem(index + 1, columns.total, (
                 f"{game.names[seat]}'s total is written as {written}, but the rounds add up to {total}")))

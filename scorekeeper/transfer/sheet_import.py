@@ -5,17 +5,17 @@ nothing, games known by a uid made from their content, so one file imported twic
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
 from .. import rules
-from ..extensions import db
 from ..families import family_players
-from ..models import HOUSE_PREFIX, Family, Game, utcnow
+from ..games.service import PAST_GAME_HOUR
+from ..models import HOUSE_PREFIX, Family, utcnow
 from . import importing
 from .sheet_games import Sheet, read_sheet
 from .sheets import Cell
 
-EVENING = time(19, 0)  # a game from paper gets a time: the evening of its day, in sheet order
+EVENING = PAST_GAME_HOUR  # a game from paper begins the evening of its day, in sheet order
 ROUND_MINUTES = 10
 
 
@@ -45,16 +45,7 @@ def preview(
     matched = {name: players[name.casefold()] for name in sheet.names if name.casefold() in players}
     matched.update({name: mapping[name.casefold()] for name in sheet.names if name.casefold() in mapping})
     unknown = [name for name in sheet.names if name not in matched]
-    return Preview(sheet, matched, unknown, len(_known_uids(family, [g.uid for g in sheet.games])))
-
-
-def _known_uids(family: Family, uids: list[str]) -> set[str]:
-    known = set()
-    for start in range(0, len(uids), 500):
-        known.update(db.session.execute(
-            db.select(Game.uid).where(Game.family_id == family.id, Game.uid.in_(uids[start:start + 500]))
-        ).scalars())
-    return known
+    return Preview(sheet, matched, unknown, len(importing.known_games(family.id, [g.uid for g in sheet.games])))
 
 
 def import_sheet(family: Family, sheet: Sheet) -> tuple[int, int]:
