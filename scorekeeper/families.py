@@ -29,42 +29,49 @@ def commit_for(family_id: int) -> None:
 
 
 # A phone makes these ids (random UUIDs) for what it sends; anything else is ignored.
-_SUBMISSION_KEY = re.compile(r"[A-Za-z0-9-]{8,64}")
+SUBMISSION_KEY = re.compile(r"[A-Za-z0-9-]{8,64}")
 # Longer than any phone plausibly keeps a form waiting for a connection.
 KEEP_SUBMISSIONS = timedelta(days=30)
 
 
-def once(family_id: int, key: str | None, write: Callable[[], object]) -> None:
+def once(family_id: int, key: str | None, write: Callable[[], object], *, game_id: int | None = None,
+         outcome: dict | None = None) -> Submission | None:
     """Run ``write`` (a service function that commits) at most once per submission key.
 
     The key is stored in the same transaction as the change, so a submission sent again -
-    a phone back online retrying, or two tabs sending the same kept form - changes nothing.
-    A refused write stores no key: sending it again is refused again, with the same message.
+    a phone back online retrying, or two tabs sending the same kept form - changes nothing, and
+    gets back the stored submission (with the ``outcome`` stored the first time); ``None`` when
+    ``write`` ran. A refused write stores no key: sending it again is refused again, with the
+    same message.
     """
-    if not key or not _SUBMISSION_KEY.fullmatch(key):
+    if not key or not SUBMISSION_KEY.fullmatch(key):
         write()
-        return
-    if _submitted(family_id, key):
-        return
+        return None
+    earlier = submitted(family_id, key)
+    if earlier is not None:
+        return earlier
     db.session.execute(
         db.delete(Submission).where(Submission.family_id == family_id, Submission.at < utcnow() - KEEP_SUBMISSIONS)
     )
-    db.session.add(Submission(family_id=family_id, key=key))
+    db.session.add(Submission(family_id=family_id, key=key, game_id=game_id, outcome=outcome))
     try:
         write()
     except Exception:
         db.session.rollback()  # a refused write leaves its key unstored, whatever comes next
         # The same submission arriving twice at once: the other request stored it, and this one
         # failed on its key or was refused by the change the other made first ("already scored").
-        if _submitted(family_id, key):
-            return
+        earlier = submitted(family_id, key)
+        if earlier is not None:
+            return earlier
         raise
+    return None
 
 
-def _submitted(family_id: int, key: str) -> bool:
+def submitted(family_id: int, key: str) -> Submission | None:
+    """The family's stored submission with this key, if it was applied."""
     return db.session.execute(
-        db.select(Submission.id).where(Submission.family_id == family_id, Submission.key == key)
-    ).first() is not None
+        db.select(Submission).where(Submission.family_id == family_id, Submission.key == key)
+    ).scalar()
 
 
 def sole_family(name: str | None = None) -> Family:

@@ -342,6 +342,10 @@ class Submission(db.Model):
     family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
     key: Mapped[str] = mapped_column(String(64))
     at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    # A phone's queued action (``games.actions``): its game (no foreign key: a log that outlives a
+    # deleted game until it expires) and what it did, {"round": 3, "after": 7, "base_ok": true}.
+    game_id: Mapped[int | None] = mapped_column(index=True)
+    outcome: Mapped[dict | None] = mapped_column(JSON)
 
 
 # -- house rules --------------------------------------------------------------------------

@@ -62,14 +62,16 @@ class Server:
         self.database_url, self.instance = database_url, instance
         self.process: subprocess.Popen | None = None
         self.port = 0
+        self.secret = "concurrency-test-" + secrets.token_hex(16)  # the same after a restart
 
-    def start(self) -> Server:
-        self.port = _free_port()
+    def start(self, port: int | None = None) -> Server:
+        """Serve on ``port`` (a free one when not given: a restart passes the old one)."""
+        self.port = port or _free_port()
         env = {
             **os.environ,
             "SCOREKEEPER_DATABASE_URL": self.database_url,
             "SCOREKEEPER_INSTANCE_PATH": str(self.instance),
-            "SCOREKEEPER_SECRET_KEY": "concurrency-test-" + secrets.token_hex(16),
+            "SCOREKEEPER_SECRET_KEY": self.secret,
         }
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "python:scorekeeper.gunicorn_conf",

@@ -328,7 +328,7 @@ def route(rule: str, methods: str, calls: Callable[[World], list[Call]]) -> Rout
 ROUTES: dict[str, Route] = {
     # -- public pages (no sign-in needed) --
     "static": route("/static/<path:filename>", "GET", lambda w: [
-        own("GET", f"/static/{name}") for name in ("app.css", "app.js", "favicon.svg")]),
+        own("GET", f"/static/{name}") for name in ("app.css", "js/main.js", "favicon.svg")]),
     "main.healthz": route("/healthz", "GET", lambda w: [own("GET", "/healthz")]),
     "pwa.service_worker": route("/sw.js", "GET", lambda w: [own("GET", "/sw.js")]),
     "pwa.manifest": route("/manifest.webmanifest", "GET", lambda w: [own("GET", "/manifest.webmanifest")]),

@@ -59,5 +59,5 @@ def test_the_pages_open_without_signing_in_are_exactly_these(app):
     # A score keeper's link keeps score for its one game: nothing of the family's history.
     assert {e for e, mark in marks.items() if mark == KEEPER} == {
         "games.round_screen", "games.buy", "games.unbuy", "games.down", "games.card_entry", "games.standings",
-        "games.undo", "printing.game_rules", "printing.game_rule_card",
+        "games.undo", "games.act", "games.state", "games.plan", "printing.game_rules", "printing.game_rule_card",
     }

@@ -192,7 +192,9 @@ class InlineCode(HTMLParser):
             script_link = (value or "").strip().lower().startswith("javascript:")
             if name.startswith("on") or name == "style" or (name in URL_ATTRIBUTES and script_link):
                 self.found.append(f"<{tag} {name}={value!r}>")
-        if tag == "style" or (tag == "script" and not attrs.get("src")):
+        # A JSON data block (the game plan) is never run, so the policy has nothing to block.
+        data_block = tag == "script" and attrs.get("type") == "application/json"
+        if tag == "style" or (tag == "script" and not attrs.get("src") and not data_block):
             self._open = tag
             self.found.append(f"<{tag}> without src")
 
@@ -221,7 +223,8 @@ def test_inline_code_finder_sees_what_the_policy_would_block():
     from flask import Response
 
     page = Response('<p style="color:red" onclick="x()"><script>go()</script><a href=" javascript:x()">a</a>'
-                    '<script src="/static/app.js"></script><style>p{}</style>', mimetype="text/html")
+                    '<script src="/static/js/main.js"></script><style>p{}</style>'
+                    '<script type="application/json">{"a": 1}</script>', mimetype="text/html")
     assert len(inline_code(page)) == 7
 
 

@@ -242,7 +242,7 @@ def test_app_shell_manifest_worker_and_offline_page(app, client):
     assert worker.mimetype == "text/javascript"
     assert worker.headers["Cache-Control"] == "no-cache"
     shell = json.loads(re.search(r"var SHELL = (\[.*?\]);", worker.text).group(1))
-    assert "/offline" in shell and any("app.js?v=" in url for url in shell)
+    assert "/offline" in shell and any("main.js?v=" in url for url in shell) and "/static/js/game.js" in shell
     for url in shell:  # every file the worker keeps exists, without signing in
         assert guest.get(url).status_code == 200, url
     offline = guest.get("/offline")

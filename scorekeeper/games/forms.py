@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from functools import cache, lru_cache
+from types import SimpleNamespace
 
 from flask import request
 from flask_wtf import FlaskForm
@@ -222,6 +223,23 @@ class _EntryBase(FlaskForm):
             )
             for p in self.players
         ]
+
+
+def stored_entry_data(round_, variant: rules.Variant) -> dict:
+    """The form's starting values: what is stored for this hand (live buys and marks included)."""
+    data = {"version": round_.version}
+    out_codes = {b.code for b in variant.bonuses if not b.anyone}
+    for result in round_.results:
+        codes = result.bonus_code.split()
+        hand = {"laid_down": result.laid_down, "buys": result.buys, "total": result.hand_total,
+                "event": any(b.anyone and b.code in codes for b in variant.bonuses)}
+        for code, n in rules.card_counts(result.cards).items():
+            hand[f"k_{code}"] = n
+        data[f"p{result.player_id}"] = SimpleNamespace(**hand)
+        if result.went_out:
+            data["went_out"] = str(result.player_id)
+            data["bonus"] = next((c for c in codes if c in out_codes), "")
+    return data
 
 
 def entry_form(variant: rules.Variant, round_: rules.Round, decks: rules.Decks, players, limits=None, **kwargs):

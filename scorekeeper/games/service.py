@@ -31,6 +31,7 @@ from ..models import (
     ShareLink,
     utcnow,
 )
+from ..rules.messages import MESSAGES
 from ..web.access import family_get_or_404
 from .summary import refresh_summary
 
@@ -181,7 +182,7 @@ def buy(game: Game, number: int, player_id: int) -> None:
     result = round_.result_for(player_id)
     limit = buy_limits(game, round_)[player_id]
     if result.laid_down and not game.variant.down_may_buy:
-        raise RuleError(f"{name} has laid down and may not buy any more this hand.")
+        raise RuleError(MESSAGES["down_no_buy"].format(name=name))
     _claim_open_round(round_)
     # The limit is checked in the UPDATE itself so two phones tapping at once cannot pass it.
     changed = db.session.execute(
@@ -192,8 +193,8 @@ def buy(game: Game, number: int, player_id: int) -> None:
     if not changed:
         db.session.rollback()
         if game.variant.buys_counted == "game" and limit < round_.rules.buy_limit:
-            raise RuleError(f"{name} has used all {game.variant.buys_per_game} buys of this game.")
-        raise RuleError(f"{name} has used all {limit} buys this round.")
+            raise RuleError(MESSAGES["buy_game_limit"].format(name=name, per_game=game.variant.buys_per_game))
+        raise RuleError(MESSAGES["buy_limit"].format(name=name, limit=limit))
     commit_for(game.family_id)
 
 
@@ -212,6 +213,15 @@ def buy_limits(game: Game, round_: GameRound) -> dict[int, int]:
     }
 
 
+def buys_left(game: Game, round_: GameRound, limits: dict[int, int]) -> dict[int, int | None]:
+    """Each player's buys left in ``round_`` (of ``limits``); ``None`` for one who has laid down
+    where the rules say a player who has laid down may not buy."""
+    return {
+        r.player_id: None if r.laid_down and not game.variant.down_may_buy else max(limits[r.player_id] - r.buys, 0)
+        for r in round_.results
+    }
+
+
 def undo_buy(game: Game, number: int, player_id: int) -> None:
     """Take back one buy (a mistaken tap)."""
     round_ = _open_round(game, number)
@@ -223,7 +233,7 @@ def undo_buy(game: Game, number: int, player_id: int) -> None:
     ).rowcount
     if not changed:
         db.session.rollback()
-        raise RuleError(f"{name} has no buy to take back this round.")
+        raise RuleError(MESSAGES["no_buy_back"].format(name=name))
     commit_for(game.family_id)
 
 

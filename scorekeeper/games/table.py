@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from .. import rules
 from ..models import FINISHED, Game, GameRound, Player, Result
@@ -15,6 +16,12 @@ from ..models import FINISHED, Game, GameRound, Player, Result
 class Cell:
     result: Result
     running_total: int
+
+    @property
+    def view(self) -> SimpleNamespace:
+        """What the standings table shows of it (``_standings_table.html``)."""
+        r = self.result
+        return SimpleNamespace(points=r.points, went_out=r.went_out, stuck=r.stuck, run=self.running_total, buys=r.buys)
 
 
 @dataclass

@@ -10,8 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .messages import MESSAGES
 from .scoring import card_totals, hand_problems, max_hand_points, score_keys, table_problems, why_no_cards_make
 from .variants import Decks, Round, Variant
+
+
+def could_hold(variant: Variant, round_: Round, buys: int) -> int:
+    """The most cards a player who bought ``buys`` times can hold when ``round_`` ends."""
+    return round_.cards_dealt + max(buys, 0) * variant.cards_per_buy
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,7 @@ def going_out_problem(hands: Sequence[Hand]) -> str | None:
     out = sum(hand.went_out for hand in hands)
     if out == 1:
         return None
-    return "Choose who went out." if not out else "Only one player can go out in a hand."
+    return MESSAGES["choose_out"] if not out else MESSAGES["one_out"]
 
 
 def _hand_problems(
@@ -109,34 +115,33 @@ def _hand_problems(
 ) -> list[str]:
     errors = []
     if hand.buys < 0:
-        errors.append("Buys cannot be negative.")
+        errors.append(MESSAGES["negative_buys"])
     elif hand.buys > limit:
-        most = "may not buy this hand" if not limit else f"may buy at most {_times(limit)} this hand"
-        errors.append(f"{name} {most}.")
+        errors.append(MESSAGES["buys_over"].format(name=name, times=_times(limit)) if limit
+                      else MESSAGES["no_buys"].format(name=name))
     if hand.went_out:
         if hand.held or hand.hand_total is not None:
-            errors.append(f"{name} went out, so no cards are left: clear them.")
+            errors.append(MESSAGES["out_no_cards"].format(name=name))
         return errors
     if hand.held and hand.hand_total is not None:
-        errors.append("Enter the cards or a total, not both.")
+        errors.append(MESSAGES["cards_and_total"])
     elif not hand.held and hand.hand_total is None and someone_out:
-        errors.append(f"Tap the cards {name} holds, or enter a total.")
+        errors.append(MESSAGES["nothing_entered"].format(name=name))
     if hand.hand_total is not None and not 1 <= hand.hand_total <= max_hand_points(variant, round_):
-        errors.append("A total must be at least 1 and no more than a full hand can be worth.")
+        errors.append(MESSAGES["total_range"])
     elif hand.hand_total is not None and hand.hand_total not in card_totals(variant, round_.number):
         # A total counted by hand is checked like a paper score: one no cards make is a misreading.
         why = why_no_cards_make(variant, round_.number, hand.hand_total)
-        total, number = hand.hand_total, round_.number
-        errors.append(f"{total} is not a total cards left in a hand can make in round {number}: {why}.")
+        made = MESSAGES["total_not_made"].format(total=hand.hand_total, number=round_.number)
+        errors.append(f"{made}: {why}.")
     errors.extend(hand_problems(variant, round_, decks, hand.counts))
     held, buys = hand.held, max(hand.buys, 0)
-    could_hold = round_.cards_dealt + buys * variant.cards_per_buy
-    if could_hold < held <= variant.max_hand(round_):
+    could = could_hold(variant, round_, buys)
+    if could < held <= variant.max_hand(round_):
         bought = f"{buys} buy{'' if buys == 1 else 's'}"
-        errors.append(
-            f"{held} cards is more than {name} could hold with {bought} "
-            f"({round_.cards_dealt} dealt + {bought} × {variant.cards_per_buy} = {could_hold})"
-        )
+        errors.append(MESSAGES["held_over_buys"].format(
+            held=held, name=name, bought=bought, dealt=round_.cards_dealt, per_buy=variant.cards_per_buy, could=could,
+        ))
     return errors
 
 

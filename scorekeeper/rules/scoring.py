@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .cards import parse_cards
+from .messages import MESSAGES
 from .variants import Decks, Round, Variant
 
 
@@ -41,14 +42,14 @@ def hand_problems(
             continue
         available = variant.copies(key, decks)
         if n > available:
-            problems.append(f"{key.label}: {n} entered, but the decks in play hold only {available}")
+            problems.append(MESSAGES["copies_over"].format(label=key.label, n=n, available=available))
     held = sum(n for n in counts.values() if n > 0)
     most = variant.max_hand(round_)
     if held > most:
-        problems.append(
-            f"{held} cards is more than anyone can hold in round {round_.number} "
-            f"({round_.cards_dealt} dealt + {variant.most_buys(round_)} buys × {variant.cards_per_buy} = {most})"
-        )
+        problems.append(MESSAGES["held_over_round"].format(
+            held=held, number=round_.number, dealt=round_.cards_dealt, buys=variant.most_buys(round_),
+            per_buy=variant.cards_per_buy, most=most,
+        ))
     return problems
 
 
@@ -66,10 +67,8 @@ def table_problems(
         available = variant.copies(key, decks)
         alone = any(max(counts.get(key.code, 0), 0) > available for counts in hands)
         if totals.get(key.code, 0) > available and not alone:
-            problems.append(
-                f"{key.label}: {totals[key.code]} entered across all players, "
-                f"but the decks in play hold only {available}"
-            )
+            n = totals[key.code]
+            problems.append(MESSAGES["table_copies_over"].format(label=key.label, n=n, available=available))
     return problems
 
 

@@ -14,7 +14,7 @@ from markupsafe import Markup
 from .. import rules
 from ..extensions import db
 from ..games.chances import chances_for
-from ..games.service import buy_limits, game_or_404, load_game
+from ..games.service import buy_limits, buys_left, game_or_404, load_game
 from ..games.table import standings
 from ..models import KEEP, MAX_ID, Family
 from ..web.access import public
@@ -86,6 +86,7 @@ def _board(link) -> dict:
         board["rules_round"] = round_.rules
         board["reminders"] = rules.round_reminders(game.variant, round_.rules)
         board["limits"] = buy_limits(game, round_)
+        board["buys_left"] = buys_left(game, round_, board["limits"])
         board["live"] = True
     chances = chances_for(game)
     if chances is not None:

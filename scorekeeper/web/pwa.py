@@ -4,29 +4,41 @@ service worker that keeps the app shell and the last pages seen, and the offline
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
-from flask import Blueprint, jsonify, make_response, render_template, url_for
+from flask import Blueprint, current_app, jsonify, make_response, render_template, url_for
 
 from .access import public
 
 bp = Blueprint("pwa", __name__)
 
 # Files every page needs, kept on the phone when the service worker installs.
-SHELL = ("app.css", "app.js", "favicon.svg", "icon-192.png", "icon-512.png")
+SHELL = ("app.css", "js/main.js", "favicon.svg", "icon-192.png", "icon-512.png")
 
 
-def _shell_urls() -> list[str]:
-    return [url_for("static", filename=name) for name in SHELL] + [url_for("pwa.offline")]
+def _modules(app) -> list[str]:
+    """The script's modules: they import each other by plain names, which the phone must keep too."""
+    folder = Path(app.static_folder) / "js"
+    return sorted(f"js/{path.name}" for path in folder.glob("*.js"))
+
+
+def _shell_urls() -> tuple[list[str], list[str]]:
+    """The addresses to keep, and their fingerprinted forms (which change with the files)."""
+    modules = _modules(current_app)
+    keep = [url_for("static", filename=name) for name in SHELL] + [
+        url_for("static", filename=name, v=None) for name in modules
+    ] + [url_for("pwa.offline")]
+    return keep, [url_for("static", filename=name) for name in (*SHELL, *modules)]
 
 
 @bp.get("/sw.js")
 @public
 def service_worker():
     """Served from the root so it may look after every page of the site."""
-    shell = _shell_urls()
+    shell, fingerprinted = _shell_urls()
     # Fingerprinted file names change with their contents, so a new version of any of them
     # makes a new worker, which replaces the old cache.
-    version = hashlib.sha256("|".join(shell).encode()).hexdigest()[:12]
+    version = hashlib.sha256("|".join(fingerprinted).encode()).hexdigest()[:12]
     response = make_response(render_template("web/sw.js", shell=shell, version=version))
     response.mimetype = "text/javascript"
     response.headers["Cache-Control"] = "no-cache"

@@ -1,6 +1,6 @@
 // Scorekeeper's service worker: the app shell from the phone, pages from the network when it
-// answers and from the phone's last copy when it does not. Forms are never cached: app.js keeps
-// what is entered offline and sends it when the connection returns.
+// answers and from the phone's last copy when it does not. Forms are never cached: the game's
+// script keeps what is entered offline and sends it when the connection returns.
 "use strict";
 
 var CACHE = "scorekeeper-" + {{ version|tojson }};
@@ -9,7 +9,10 @@ var OFFLINE = {{ url_for('pwa.offline')|tojson }};
 
 self.addEventListener("install", function (event) {
   event.waitUntil(
-    caches.open(CACHE).then(function (cache) { return cache.addAll(SHELL); }).then(function () {
+    caches.open(CACHE).then(function (cache) {
+      // Past the browser's own cache: the script's modules keep their names from one version to the next.
+      return cache.addAll(SHELL.map(function (url) { return new Request(url, { cache: "reload" }); }));
+    }).then(function () {
       return self.skipWaiting();
     })
   );

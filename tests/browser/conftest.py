@@ -127,3 +127,31 @@ def sign_up(page, screenshot: bool = False) -> None:
     page.get_by_role("button", name="Start").click()
 
 
+def connection_lost(page) -> None:
+    """No network for this phone. Playwright's offline mode does not reach requests that pass
+    through a service worker in Chromium, so the server goes away too, as it does for a phone
+    whose Wi-Fi dropped."""
+    page.context.set_offline(True)
+    page.app.live.stop()
+
+
+def connection_back(page) -> None:
+    page.app.live.start()
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")  # as the phone does when Wi-Fi is back
+
+
+def start_game(page, names: str = "Ann, Bob, Cy") -> None:
+    """From home, a shanghai-10 game of ``names`` with Ann dealing first: its round 1 on screen."""
+    page.get_by_role("link", name="+ New game").click()
+    page.get_by_label("Shanghai Rummy (10 contracts)").check()
+    page.locator("#new_players").fill(names)
+    page.get_by_role("button", name="Next: seating").click()
+    page.locator(".chip-choice", has_text="Ann").click()
+    page.get_by_role("button", name="Start game").click()
+    sync_api.expect(page.locator("h1.contract")).to_have_text("Two sets of 3")
+
+
+def all_sent(page, timeout: int = 20_000) -> None:
+    """Everything the phone kept has been taken by the server."""
+    sync_api.expect(page.locator(".game")).to_have_attribute("data-pending", "0", timeout=timeout)

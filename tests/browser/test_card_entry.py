@@ -8,7 +8,7 @@ from playwright import sync_api
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, GameRound, Result
-from tests.browser.conftest import hand, phone, shot, show_hand, sign_up, tap_cards
+from tests.browser.conftest import all_sent, hand, phone, shot, show_hand, sign_up, tap_cards
 from tests.helpers import new_game, strict_client
 
 pytestmark = pytest.mark.browser
@@ -100,6 +100,7 @@ def test_a_four_player_hand_is_saved_in_the_cards_held_plus_six_taps(page):
 
     cards = sum(len(c) for c in held.values())
     assert tap.count <= cards + 6, f"{tap.count} taps for {cards} cards"
+    all_sent(page)
     with page.app.app_context():
         stored = db.session.execute(
             db.select(Result.points).join(GameRound).join(Game)

@@ -5,4 +5,4 @@ from flask import Blueprint
 
 bp = Blueprint("games", __name__, url_prefix="/games")
 
-from . import card_entry, new_game, paper, round_screen, standings  # noqa: E402,F401
+from . import actions, card_entry, new_game, paper, round_screen, standings  # noqa: E402,F401

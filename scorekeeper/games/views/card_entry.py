@@ -7,14 +7,13 @@ from types import SimpleNamespace
 
 from flask import abort, flash, redirect, render_template, request, url_for
 
-from ... import rules
 from ...extensions import db
 from ...families import RuleError, once
 from ...models import MAX_ID, GameRound
 from ...web.access import acting_person, keeper_page
 from ...web.fields import is_number
 from ...web.page_cache import cached_page
-from ..forms import entry_form
+from ..forms import entry_form, stored_entry_data
 from ..hands import record_round
 from ..service import HandRefused, StaleEntry, buy_limits, game_or_404, round_of
 from ..table import preview
@@ -26,23 +25,6 @@ def _round_or_404(game, number: int) -> GameRound:
         return round_of(game, number)
     except RuleError:
         abort(404)
-
-
-def _stored_data(round_: GameRound, variant) -> dict:
-    """The form's starting values: what is stored for this hand (live buys and marks included)."""
-    data = {"version": round_.version}
-    out_codes = {b.code for b in variant.bonuses if not b.anyone}
-    for result in round_.results:
-        codes = result.bonus_code.split()
-        hand = {"laid_down": result.laid_down, "buys": result.buys, "total": result.hand_total,
-                "event": any(b.anyone and b.code in codes for b in variant.bonuses)}
-        for code, n in rules.card_counts(result.cards).items():
-            hand[f"k_{code}"] = n
-        data[f"p{result.player_id}"] = SimpleNamespace(**hand)
-        if result.went_out:
-            data["went_out"] = str(result.player_id)
-            data["bonus"] = next((c for c in codes if c in out_codes), "")
-    return data
 
 
 @bp.route("/<int:game_id>/rounds/<int:number>/score", methods=["GET", "POST"])
@@ -58,7 +40,7 @@ def card_entry(game_id: int, number: int):
 
     variant, players = game.variant, game.players
     decks = variant.decks_for(len(players))
-    kwargs = {} if request.method == "POST" else _stored_data(round_, variant)
+    kwargs = {} if request.method == "POST" else stored_entry_data(round_, variant)
     limits = buy_limits(game, round_)
     form = entry_form(variant, round_.rules, decks, players, limits, **kwargs)
     editing = round_.recorded_at is not None
@@ -147,9 +129,4 @@ def _review(game, round_: GameRound, entries) -> dict:
         )
         for player, entry, (points, bonus, total) in zip(game.players, entries, preview(game, round_, entries))
     ]
-    return {
-        "lines": lines,
-        "low": min(line.total for line in lines),
-        # For a phone that keeps the hand offline: the totals it shows until the hand is sent.
-        "kept_points": {str(line.player.id): line.points for line in lines},
-    }
+    return {"lines": lines, "low": min(line.total for line in lines)}

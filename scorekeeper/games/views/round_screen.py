@@ -10,11 +10,14 @@ from flask import flash, redirect, render_template, request, url_for
 from ... import rules
 from ...families import RuleError, once
 from ...models import ABANDONED
+from ...rules.plan import buys_fact
 from ...web.access import keeper_page
 from ...web.page_cache import cached_page
 from .. import service as games
+from ..forms import entry_form, stored_entry_data
+from ..plan import plan_of
 from ..service import game_or_404
-from ..table import standings
+from ..table import short_names, standings
 from . import bp
 
 
@@ -22,20 +25,29 @@ from . import bp
 @keeper_page
 @cached_page
 def round_screen(game_id: int):
+    """The round being played, with the game's plan for the phone to draw every other screen."""
     game = game_or_404(game_id)
     round_ = game.current_round
     if round_ is None or game.status == ABANDONED:
         return redirect(url_for("games.standings", game_id=game.id))
     table = standings(game)
-    following = next((r for r in game.rounds if r.position > round_.position), None)
+    current = _round_view(game, round_, table.totals, table.leaders if table.scored_rounds else [])
+    players = game.players
+    variant = game.variant
+    decks = variant.decks_for(len(players))
     return render_template(
         "games/round_screen.html",
         game=game,
-        variant=game.variant,
-        players=game.players,
-        current=_round_view(game, round_, table.totals, table.leaders if table.scored_rounds else []),
-        # Drawn ahead for a phone that keeps this round's hand offline (see _round.html).
-        following=following and _round_view(game, following, table.totals, []),
+        variant=variant,
+        players=players,
+        current=current,
+        plan=plan_of(game),
+        # The card entry and standings the phone fills in for any round (``round_screen.html``).
+        entry=entry_form(variant, round_.rules, decks, players, current.limits, **stored_entry_data(round_, variant)),
+        copies={key.code: variant.copies(key, decks) for key in variant.keys},
+        table=table,
+        short=short_names([p.name for p in players]) if len(players) > 4 else None,
+        blank_cells=[SimpleNamespace(points="", went_out=True, stuck=True, run="", buys=1)] * len(players),
     )
 
 
@@ -43,14 +55,17 @@ def _round_view(game, round_, totals: list[int], leaders: list) -> SimpleNamespa
     """What the round screen shows of ``round_``: its rules, deal, dealer and buy limits."""
     players = game.players
     upcoming = [r for r in game.rounds if r.position > round_.position][:3]
+    limits = games.buy_limits(game, round_)
     return SimpleNamespace(
         round=round_,
         rules_round=round_.rules,
         reminders=rules.round_reminders(game.variant, round_.rules),
         decks=game.variant.decks_for(len(players)),
+        buys_fact=buys_fact(game.variant),
         first_player=players[rules.first_player_seat(round_.dealer, len(players))],
         upcoming=[(r, players[r.dealer]) for r in upcoming],
-        limits=games.buy_limits(game, round_),
+        limits=limits,
+        buys_left=games.buys_left(game, round_, limits),
         totals=totals,
         leaders=leaders,
     )

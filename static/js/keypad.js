@@ -1,0 +1,309 @@
+// The card entry: one hand shows at a time, the switcher picks whose, and one keypad fixed at the
+// bottom of the screen adds cards to it. Nothing above the keypad changes its height, so no key
+// moves under a finger while cards are tapped or removed, or players switched. The card points
+// are the ones the server drew on each key (from the rules core); here they are only added up.
+
+import { read, write } from "./store.js";
+
+function number(text) {
+  const trimmed = String(text || "").trim();
+  return /^-?\d{1,9}$/.test(trimmed) ? parseInt(trimmed, 10) : null;
+}
+
+function setupHand(hand, changed) {
+  const inputs = {};
+  hand.querySelectorAll("input[data-key]").forEach((input) => { inputs[input.getAttribute("data-key")] = input; });
+  const chosen = hand.querySelector("[data-chosen]");
+  const total = hand.querySelector("input[data-total]");
+  const points = hand.querySelector("[data-hand-points]");
+  const event = hand.querySelector("input[data-event-points]");
+  let order = []; // card codes, first tapped first: the chips keep that order
+  let counts = {};
+  const state = { cards: 0, points: 0 };
+
+  function render() {
+    chosen.textContent = "";
+    let sum = 0, cards = 0;
+    order.forEach((code) => {
+      const input = inputs[code], n = counts[code], label = input.getAttribute("data-label");
+      sum += n * parseInt(input.getAttribute("data-points"), 10);
+      cards += n;
+      const chip = document.createElement("button");
+      chip.type = "button";
+      chip.className = "card-chip";
+      chip.textContent = n > 1 ? label + " ×" + n : label;
+      chip.setAttribute("aria-label", "Remove one " + label + (n > 1 ? " of " + n : ""));
+      chip.addEventListener("click", () => { counts[code] -= 1; sync(); });
+      chosen.appendChild(chip);
+    });
+    if (!order.length) {
+      const hint = document.createElement("span");
+      hint.className = "muted small";
+      hint.textContent = "Tap the cards left in hand";
+      chosen.appendChild(hint);
+    }
+    const typed = total ? number(total.value) : null;
+    // A named-event bonus (e.g. cutting the exact number of cards) counts for anyone.
+    const extra = event && event.checked ? parseInt(event.getAttribute("data-event-points"), 10) : 0;
+    let value = sum + extra;
+    if (hand.classList.contains("is-out")) {
+      const bonus = hand.form.querySelector("input[data-bonus-points]:checked");
+      value = parseInt(hand.form.getAttribute("data-out-points") || "0", 10) + extra +
+        (bonus ? parseInt(bonus.getAttribute("data-bonus-points"), 10) : 0);
+    } else if (typed !== null) value = typed + extra;
+    points.textContent = value ? value + " pts" : "0";
+    state.cards = typed !== null && !cards ? null : cards;
+    state.points = value;
+    changed();
+  }
+  function sync() {
+    Object.keys(inputs).forEach((code) => { inputs[code].value = counts[code] ? String(counts[code]) : ""; });
+    order = order.filter((code) => counts[code] > 0);
+    render();
+  }
+  // The fields as they stand (drawn by the server, restored from a draft, or loaded by the game).
+  state.refresh = () => {
+    counts = {};
+    order = [];
+    Object.keys(inputs).forEach((code) => {
+      counts[code] = parseInt(inputs[code].value, 10) || 0;
+      if (counts[code]) order.push(code);
+    });
+    render();
+  };
+  state.add = (code) => {
+    if (!inputs[code] || hand.classList.contains("is-out")) return;
+    if (!counts[code]) order.push(code);
+    counts[code] = (counts[code] || 0) + 1;
+    sync();
+  };
+  state.render = render;
+  if (total) total.addEventListener("input", render);
+  if (event) event.addEventListener("change", render);
+  chosen.hidden = false;
+  state.refresh();
+  return state;
+}
+
+// The form's fields, as a draft: kept on the phone as they are typed.
+export function formFields(form) {
+  const fields = [];
+  new FormData(form).forEach((value, name) => {
+    if (name !== "csrf_token" && name !== "version") fields.push([name, String(value)]);
+  });
+  return fields;
+}
+
+export function fillForm(form, fields, skip) {
+  const values = {};
+  fields.forEach(([name, value]) => { (values[name] = values[name] || []).push(value); });
+  Array.from(form.elements).forEach((input) => {
+    if (!input.name || input.type === "hidden" || input.type === "submit" || (skip && skip(input.name))) return;
+    const wanted = values[input.name] || [];
+    if (input.type === "checkbox" || input.type === "radio") input.checked = wanted.indexOf(input.value) >= 0;
+    else input.value = wanted.length ? wanted[0] : "";
+  });
+}
+
+export function saveDraft(key, form, extra) { write(key, Object.assign({ fields: formFields(form) }, extra || {})); }
+export function loadDraft(key) { return read(key, null); }
+
+// Set up the card entry in ``form``; ``onChange`` hears of every change (to keep a draft).
+// The answer: ``refresh()`` after the fields were filled from elsewhere, ``asked()`` to ask
+// about hands left empty (true when one was), and ``handsAt(plan)`` to read the hands.
+export function setupEntry(form, onChange) {
+  form.classList.add("js-keypad");
+  const hands = Array.from(form.querySelectorAll("[data-hand]"));
+  const switches = {};
+  form.querySelectorAll("[data-switch]").forEach((button) => { switches[button.getAttribute("data-switch")] = button; });
+  const keypad = form.querySelector("[data-keypad]");
+  const next = form.querySelector("[data-next]");
+  const states = {};
+  let active = null;
+  const idOf = (hand) => hand.getAttribute("data-hand");
+  const nameOf = (hand) => hand.querySelector("legend span").textContent;
+  const isOut = (hand) => hand.classList.contains("is-out");
+
+  function showSum(hand) {
+    const state = states[idOf(hand)], sum = switches[idOf(hand)].querySelector("[data-switch-sum]");
+    if (!state) return;
+    if (!isEmpty(hand)) unasked(hand);
+    // Points first: a narrow button cuts the end off.
+    if (isOut(hand)) sum.textContent = state.points + " · went out";
+    else if (state.cards === null) sum.textContent = state.points + " · counted";
+    else sum.textContent = state.points + " · " + state.cards + (state.cards === 1 ? " card" : " cards");
+  }
+  function activate(hand) {
+    active = hand;
+    hands.forEach((h) => {
+      h.classList.toggle("is-active", h === hand);
+      switches[idOf(h)].setAttribute("aria-pressed", h === hand ? "true" : "false");
+    });
+    const name = nameOf(hand), out = isOut(hand);
+    keypad.querySelectorAll("[data-add]").forEach((key) => {
+      key.disabled = out;
+      key.setAttribute("aria-label", key.getAttribute("data-label") + ", " + key.getAttribute("data-points") +
+        " points, to " + name);
+    });
+  }
+  function following(hand) {
+    const start = hands.indexOf(hand);
+    for (let step = 1; step <= hands.length; step++) {
+      const candidate = hands[(start + step) % hands.length];
+      if (!isOut(candidate)) return candidate;
+    }
+    return hand;
+  }
+  hands.forEach((hand) => {
+    states[idOf(hand)] = setupHand(hand, () => { showSum(hand); if (onChange) onChange(); });
+    switches[idOf(hand)].addEventListener("click", () => { activate(hand); fold(true); });
+  });
+  keypad.addEventListener("click", (event) => {
+    const key = event.target.closest("[data-add]");
+    if (key && active) {
+      states[idOf(active)].add(key.getAttribute("data-add"));
+      warnBeyondDecks(key);
+    }
+    fold(true);
+  });
+  // The decks hold so many of each card: say so at the tap that goes past it, not only at Check.
+  function warnBeyondDecks(key) {
+    const code = key.getAttribute("data-add"), copies = parseInt(key.getAttribute("data-copies"), 10);
+    let tapped = 0;
+    hands.forEach((hand) => {
+      const input = hand.querySelector("input[data-key='" + code + "']");
+      if (!isOut(hand)) tapped += parseInt(input && input.value, 10) || 0;
+    });
+    const warning = active.querySelector("[data-tap-warning]");
+    warning.hidden = tapped <= copies;
+    warning.textContent = tapped > copies ? key.getAttribute("data-label") + ": " + tapped +
+      " tapped in all, but the decks in play hold only " + copies + "." : "";
+  }
+  next.addEventListener("click", () => { activate(following(active)); fold(true); });
+
+  // A player who did not go out with nothing entered is asked about before anything is kept.
+  function isEmpty(hand) {
+    const total = hand.querySelector("input[data-total]");
+    return !isOut(hand) && states[idOf(hand)].cards === 0 && !(total && total.value.trim());
+  }
+  function unasked(hand) {
+    const warning = hand.querySelector("[data-tap-warning]");
+    switches[idOf(hand)].classList.remove("is-empty");
+    if (warning.hasAttribute("data-empty")) {
+      warning.hidden = true;
+      warning.removeAttribute("data-empty");
+    }
+  }
+  function asked() {
+    if (!form.querySelector("input[data-went-out]:checked")) return false; // who went out comes first
+    const empty = hands.filter(isEmpty);
+    empty.forEach((hand) => {
+      const name = nameOf(hand), warning = hand.querySelector("[data-tap-warning]");
+      switches[idOf(hand)].classList.add("is-empty");
+      warning.setAttribute("data-empty", "");
+      warning.hidden = false;
+      warning.textContent = "Nothing entered for " + name + ": tap the cards left in " + name +
+        "'s hand, or type their total.";
+    });
+    if (empty.length) {
+      activate(empty[0]);
+      fold(true);
+    }
+    return empty.length > 0;
+  }
+
+  const outBox = form.querySelector(".went-out");
+  const summary = outBox.querySelector("[data-out-summary]");
+  function fold(folded) {
+    const checked = form.querySelector("input[data-went-out]:checked");
+    const bonus = form.querySelector("input[data-bonus-points]:checked");
+    folded = folded && !!checked && !outBox.classList.contains("has-error");
+    outBox.classList.toggle("folded", folded);
+    summary.hidden = !folded;
+    if (folded) {
+      const how = bonus && bonus.parentNode.textContent.trim();
+      summary.querySelector("[data-out-text]").textContent = checked.parentNode.textContent.trim() +
+        (how ? ": " + how.charAt(0).toLowerCase() + how.slice(1) : " went out");
+    }
+  }
+  summary.querySelector("[data-out-change]").addEventListener("click", () => {
+    fold(false);
+    const checked = form.querySelector("input[data-went-out]:checked");
+    if (checked) checked.focus();
+  });
+
+  function markOut() {
+    const checked = form.querySelector("input[data-went-out]:checked");
+    hands.forEach((hand) => {
+      const out = checked && checked.value === idOf(hand);
+      hand.classList.toggle("is-out", !!out);
+      hand.querySelector("[data-out-note]").hidden = !out;
+      states[idOf(hand)].render();
+    });
+    // The one who went out has no cards to tap: go on to the next player.
+    if (active && isOut(active)) activate(following(active));
+    else if (active) activate(active);
+  }
+  form.querySelectorAll("input[data-went-out], input[data-bonus-points]").forEach((radio) => {
+    radio.addEventListener("change", markOut);
+  });
+  if (onChange) {
+    form.addEventListener("input", onChange);
+    form.addEventListener("change", onChange);
+  }
+  form.querySelector("[data-switcher]").hidden = false;
+  keypad.hidden = false;
+  next.hidden = false;
+
+  function refresh() {
+    hands.forEach((hand) => {
+      states[idOf(hand)].refresh();
+      unasked(hand);
+      hand.querySelector("[data-tap-warning]").hidden = true;
+    });
+    // A page drawn again with a refusal opens on the first hand with one.
+    activate(hands.filter((h) => h.classList.contains("has-error"))[0] || hands[0]);
+    markOut();
+    fold(true);
+  }
+  refresh();
+
+  // The hands as the game's actions carry them.
+  function read() {
+    const checked = form.querySelector("input[data-went-out]:checked");
+    const bonus = form.querySelector("input[data-bonus-points]:checked");
+    return hands.map((hand) => {
+      const id = idOf(hand), field = (name) => form.querySelector("[name='p" + id + "-" + name + "']");
+      const counts = {};
+      hand.querySelectorAll("input[data-key]").forEach((input) => {
+        const n = parseInt(input.value, 10) || 0;
+        if (n) counts[input.getAttribute("data-key")] = n;
+      });
+      const total = field("total") ? number(field("total").value) : null;
+      const event = field("event");
+      return {
+        player: parseInt(id, 10),
+        went_out: !!checked && checked.value === id,
+        laid_down: !!field("laid_down").checked,
+        buys: number(field("buys").value) || 0,
+        counts,
+        total,
+        bonus: checked && checked.value === id && bonus ? bonus.value : "",
+        event: !!(event && event.checked),
+      };
+    });
+  }
+  return { refresh, asked, read, activate: (id) => activate(hands.find((h) => idOf(h) === String(id))) };
+}
+
+// The page scrolls above the fixed keypad, never under it.
+export function keepClearOf(bar) {
+  function pad() {
+    if (!bar.getClientRects().length) return; // hidden: another screen of the game shows
+    document.body.style.paddingBottom = (bar.offsetHeight + 16) + "px";
+    document.documentElement.style.scrollPaddingBottom = (bar.offsetHeight + 12) + "px"; // a focused field too
+  }
+  pad();
+  window.addEventListener("resize", pad);
+  return pad;
+}

@@ -1,0 +1,65 @@
+// Scorekeeper's script, as ES modules without a build step. Progressive enhancement only: every
+// page works without it. With it: the game lives on the phone (game.js), the card keypad, the
+// seating, the paper grid's running totals, the live scoreboard, sharing a recap, the screen kept
+// awake, and the service worker that keeps the app on the phone for when the connection drops.
+//
+//   plan.js  the game plan's lookups       state.js  the game with queued actions laid over it
+//   queue.js actions kept and sent once    checks.js a hand checked before it is kept
+//   game.js  the game's screens and routes round.js, standings.js, review.js, sync.js: its drawing
+//   keypad.js the card entry               store.js  the phone's storage
+
+import { setupLiveBoard } from "./board.js";
+import { setupGame } from "./game.js";
+import { fillForm, keepClearOf, loadDraft, saveDraft, setupEntry } from "./keypad.js";
+import { setupPaper } from "./paper.js";
+import { setupSeats } from "./seats.js";
+import { setupShare } from "./share.js";
+import { forget } from "./store.js";
+import { setupWakeLock } from "./wakelock.js";
+
+document.addEventListener("submit", (event) => {
+  const message = event.target.getAttribute("data-confirm");
+  if (message && !event.defaultPrevented && !window.confirm(message)) event.preventDefault();
+});
+
+// The card-entry page of the server (a round edited from the standings page): its keypad, and what
+// is typed kept on the phone until the round it was typed for changes.
+function setupEntryPage(form) {
+  const key = "scorekeeper-draft:" + form.getAttribute("action");
+  const version = (form.querySelector("input[name=version]") || {}).value || "";
+  const draft = loadDraft(key);
+  if (draft && draft.version === version && !form.querySelector(".errors")) fillForm(form, draft.fields);
+  else if (draft) forget(key);
+  const entry = setupEntry(form, () => saveDraft(key, form, { version }));
+  form.addEventListener("submit", (event) => {
+    if (event.submitter && event.submitter.value === "review" && entry.asked()) event.preventDefault();
+  });
+  keepClearOf(form.querySelector("[data-entry-actions]"));
+}
+
+// The phone's copy of the game's page, for a reload or a reopened browser without a connection.
+function keepCopy(url) {
+  caches.keys().then((names) => {
+    const name = names.find((n) => n.indexOf("scorekeeper-") === 0);
+    if (!name) return null;
+    return caches.open(name).then((cache) => cache.match(url, { ignoreVary: true })
+      .then((hit) => hit || cache.add(url)));
+  }).catch(() => { /* storage full or refused: the pages seen online are kept */ });
+}
+
+const game = document.querySelector("[data-game]");
+if (game) setupGame(game);
+else document.querySelectorAll("form[data-entry]").forEach(setupEntryPage);
+document.querySelectorAll("[data-seats]").forEach(setupSeats);
+document.querySelectorAll("form[data-paper]").forEach(setupPaper);
+document.querySelectorAll("[data-wake-lock]").forEach(setupWakeLock);
+document.querySelectorAll("[data-share]").forEach(setupShare);
+document.querySelectorAll("[data-live-board]").forEach(setupLiveBoard);
+
+const worker = document.documentElement.getAttribute("data-service-worker");
+if (worker && "serviceWorker" in navigator) {
+  navigator.serviceWorker.register(worker)
+    .then(() => navigator.serviceWorker.ready)
+    .then(() => { if (game) keepCopy(location.pathname); })
+    .catch(() => { /* plain HTTP: no copy on the phone; the open page keeps the game */ });
+}

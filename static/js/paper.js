@@ -1,0 +1,29 @@
+// The paper grid: each player's total so far, to compare with the sheet's. The numbers are the
+// ones typed; the going-out score of each round is the one the server wrote on it.
+
+export function setupPaper(form) {
+  const foot = form.querySelector("[data-paper-totals]");
+  if (!foot) return;
+  const cells = foot.querySelectorAll("[data-total]");
+  function points(text) {
+    const raw = text.replace(/\s+/g, "").replace(/^[\u2212\u2013]/, "-");
+    return /^[-+]?\d{1,6}$/.test(raw) ? parseInt(raw, 10) : 0; // what the server cannot read counts nothing
+  }
+  function sum() {
+    const totals = Array.from(cells, () => 0);
+    form.querySelectorAll("tbody.paper-round").forEach((round) => {
+      const out = parseInt(round.getAttribute("data-out-points"), 10) || 0;
+      round.querySelectorAll(".cells td").forEach((td, column) => {
+        const typed = td.querySelector("[data-cell]"), tapped = td.querySelector("input[type=radio]:checked");
+        if (!typed) totals[column] += parseInt(td.getAttribute("data-points"), 10) || 0;
+        else if (typed.value.trim()) totals[column] += points(typed.value);
+        else if (tapped) totals[column] += out;
+      });
+    });
+    cells.forEach((cell, column) => { cell.textContent = String(totals[column]).replace("-", "\u2212"); });
+  }
+  form.addEventListener("input", sum);
+  form.addEventListener("change", sum);
+  foot.hidden = false;
+  sum();
+}
