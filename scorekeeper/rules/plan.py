@@ -20,7 +20,7 @@ from .messages import MESSAGES
 from .reminders import round_reminders
 from .results import could_hold
 from .rotation import first_player_seat
-from .scoring import card_totals, max_hand_points
+from .scoring import card_step, card_totals, max_hand_points
 from .variants import Round, Variant
 
 PLAN_FORMAT = 1
@@ -54,6 +54,7 @@ def game_plan(variant: Variant, seats: Sequence[tuple[int, str]], deals: Sequenc
         "out_bonuses": [_bonus(b) for b in variant.bonuses if not b.anyone],
         "event": next((_bonus(b) for b in variant.bonuses if b.anyone), None),
         "cards_per_buy": variant.cards_per_buy,
+        "card_step": card_step(variant),
         "down_may_buy": variant.down_may_buy,
         "per_game": variant.buys_per_game if variant.buys_counted == "game" else None,
         "rounds": [
@@ -72,6 +73,8 @@ def _bonus(bonus) -> dict:
 def _round(variant: Variant, round_: Round, position: int, dealer: int, players: int, earlier: list[Round]) -> dict:
     most_buys = variant.most_buys(round_)
     most_points = max_hand_points(variant, round_)
+    small = most_points <= MOST_MASK_POINTS
+    totals = card_totals(variant, round_.number) if small else None
     return {
         "number": round_.number,
         "position": position,
@@ -88,8 +91,12 @@ def _round(variant: Variant, round_: Round, position: int, dealer: int, players:
         "most_cards": [could_hold(variant, round_, buys) for buys in range(most_buys + 1)],
         "out_points": variant.going_out_points(round_.number),
         "max_points": most_points,
-        # Which totals cards can make, as hex bits (bit n: n points), while that stays small.
-        "totals": format(card_totals(variant, round_.number).mask, "x") if most_points <= MOST_MASK_POINTS else None,
+        # Which totals cards can make, as hex bits (bit n: n points), while that stays small; and
+        # what says why a total is not one of them.
+        "totals": format(totals.mask, "x") if small else None,
+        "totals_low": totals.low if small else None,
+        "totals_high": totals.high if small else None,
+        "max_hand": variant.max_hand(round_),
         "reminders": [{"topic": r.topic, "title": r.title, "text": r.text} for r in round_reminders(variant, round_)],
     }
 

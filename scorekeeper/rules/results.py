@@ -132,8 +132,7 @@ def _hand_problems(
     elif hand.hand_total is not None and hand.hand_total not in card_totals(variant, round_.number):
         # A total counted by hand is checked like a paper score: one no cards make is a misreading.
         why = why_no_cards_make(variant, round_.number, hand.hand_total)
-        made = MESSAGES["total_not_made"].format(total=hand.hand_total, number=round_.number)
-        errors.append(f"{made}: {why}.")
+        errors.append(MESSAGES["total_not_made"].format(total=hand.hand_total, number=round_.number, why=why))
     errors.extend(hand_problems(variant, round_, decks, hand.counts))
     held, buys = hand.held, max(hand.buys, 0)
     could = could_hold(variant, round_, buys)

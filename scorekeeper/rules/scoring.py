@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -132,16 +133,13 @@ def why_no_cards_make(variant: Variant, number: int, total: int) -> str:
     ``card_totals``): too high, below the lowest card, or off the cards' step."""
     totals = card_totals(variant, number)
     if total > totals.high:
-        return f"a full hand of {variant.max_hand(variant.round(number))} cards is worth at most {totals.high}"
+        return MESSAGES["why_too_high"].format(cards=variant.max_hand(variant.round(number)), high=totals.high)
     if total < totals.low:
-        return f"the lowest card counts {totals.low}"
-    step = 0
-    for key in variant.keys:
-        step = _gcd(step, key.points)
-    return f"every card counts a multiple of {step}" if step > 1 else "no cards add up to it"
+        return MESSAGES["why_too_low"].format(low=totals.low)
+    step = card_step(variant)
+    return MESSAGES["why_step"].format(step=step) if step > 1 else MESSAGES["why_none"]
 
 
-def _gcd(a: int, b: int) -> int:
-    while b:
-        a, b = b, a % b
-    return abs(a)
+def card_step(variant: Variant) -> int:
+    """The largest number every card's points are a multiple of."""
+    return math.gcd(*(key.points for key in variant.keys))

@@ -4,6 +4,14 @@
 
 import { usedBefore } from "./state.js";
 
+// Why no cards make ``total``: the plan's highest and lowest totals and the cards' step, compared.
+function whyNot(plan, round, total) {
+  if (total > round.totals_high) return plan.say("why_too_high", { cards: round.max_hand, high: round.totals_high });
+  if (total < round.totals_low) return plan.say("why_too_low", { low: round.totals_low });
+  const step = plan.data.card_step;
+  return step > 1 ? plan.say("why_step", { step }) : plan.say("why_none", {});
+}
+
 function times(n) { return n === 1 ? "once" : n + " times"; }
 function held(hand) { return Object.values(hand.counts || {}).reduce((sum, n) => sum + Math.max(n, 0), 0); }
 
@@ -19,7 +27,7 @@ function handProblems(plan, round, hand, limit, someoneOut) {
   if (hand.total !== null) {
     if (!(hand.total >= 1 && hand.total <= round.max_points)) out.push(plan.say("total_range", {}));
     else if (plan.totalMade(round, hand.total) === false) {
-      out.push(plan.say("total_not_made", { total: hand.total, number: round.number }) + ".");
+      out.push(plan.say("total_not_made", { total: hand.total, number: round.number, why: whyNot(plan, round, hand.total) }));
     }
   }
   for (const [code, n] of Object.entries(hand.counts || {})) {

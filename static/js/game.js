@@ -18,7 +18,7 @@ import { drawReview } from "./review.js";
 import { buyRefusal, drawRound } from "./round.js";
 import { drawStandings } from "./standings.js";
 import { currentIndex, shown, usedBefore } from "./state.js";
-import { forget, read, write } from "./store.js";
+import { afterFrame, forget, read, write } from "./store.js";
 import { drawSync } from "./sync.js";
 
 const LOOK_EVERY_MS = 5000; // for other phones' changes, and to send what waits
@@ -39,6 +39,7 @@ export function setupGame(root) {
   let fixing = null; // a refused or disputed hand to open in the card entry next
   let checking = null; // the hands being checked: {hands}
   let shownView = null;
+  let hash = location.hash === "#" ? "" : location.hash; // the screen shown, as its address says
   let said = ""; // what the last action did ("Round 2 saved."), until the next one
   let rowNote = null; // a buy refused on the phone, in its player's row: {player, text}
 
@@ -70,10 +71,12 @@ export function setupGame(root) {
     if (first) return; // the page as it loaded: nothing moved
     window.scrollTo(0, 0);
     const heading = views[name].querySelector("h1");
-    if (heading) { // a screen reader starts at the new screen's title
-      heading.setAttribute("tabindex", "-1");
-      heading.focus({ preventScroll: true });
-      heading.addEventListener("blur", () => heading.removeAttribute("tabindex"), { once: true });
+    if (heading) { // a screen reader starts at the new screen's title, once it is on screen
+      requestAnimationFrame(() => setTimeout(() => {
+        heading.setAttribute("tabindex", "-1");
+        heading.focus({ preventScroll: true });
+        heading.addEventListener("blur", () => heading.removeAttribute("tabindex"), { once: true });
+      }, 0));
     }
   }
 
@@ -82,7 +85,7 @@ export function setupGame(root) {
     root.setAttribute("data-pending", String(waiting.length));
     drawSync(sync, plan, waiting, navigator.onLine === false ? OFFLINE : note, choices, said);
     const index = currentIndex(now);
-    let route = routeOf(location.hash);
+    let route = routeOf(hash);
     if (route.view === "edit" && !now.rounds[plan.rounds.indexOf(plan.round(route.number))].recorded &&
         plan.rounds[index] !== plan.round(route.number)) route = { view: "round" }; // a round still to come
     if (route.view === "standings" || ((route.view === "round" || route.view === "enter") && index < 0)) {
@@ -115,19 +118,20 @@ export function setupGame(root) {
     }
     return { view: match[1] };
   }
-  function go(hash) {
-    if ((location.hash === "#" ? "" : location.hash) === hash) draw();
-    else if (hash) location.hash = hash; // drawn when the address changes (hashchange)
-    else {
-      history.pushState(null, "", location.pathname + location.search);
-      draw();
-    }
+  // Show the screen at ``target`` at once; the address follows a moment later, outside the tap
+  // (changing it costs the browser more than drawing the screen does).
+  function go(target) {
+    const changed = target !== hash;
+    hash = target;
+    draw();
+    if (changed) setTimeout(() => history.pushState(null, "", location.pathname + location.search + target), 0);
   }
 
   // -- the card entry of any round -------------------------------------------------------------
-  const entry = setupEntry(form, () => {
-    if (opened) saveDraft(draftKey(opened.number), form, { base: opened.base });
-  });
+  const keepDraft = () => { if (opened) saveDraft(draftKey(opened.number), form, { base: opened.base }); };
+  const entry = setupEntry(form, afterFrame(keepDraft));
+  document.addEventListener("visibilitychange", () => { if (document.hidden) keepDraft(); });
+  window.addEventListener("pagehide", keepDraft);
   const keepClear = keepClearOf(form.querySelector("[data-entry-actions]"));
 
   function fieldsOf(round) {
@@ -286,8 +290,12 @@ export function setupGame(root) {
     else if (where === "change") go(opened && state().rounds[opened.index].recorded ? "#edit-" + opened.number : "#enter");
     else go(where === "round" ? "" : "#" + where);
   });
-  window.addEventListener("hashchange", draw);
-  window.addEventListener("popstate", draw);
+  const followAddress = () => {
+    hash = location.hash === "#" ? "" : location.hash;
+    draw();
+  };
+  window.addEventListener("hashchange", followAddress); // the back button, or an address typed
+  window.addEventListener("popstate", followAddress);
 
   // -- refusals and conflicts ------------------------------------------------------------------
   const choices = {
@@ -317,11 +325,12 @@ export function setupGame(root) {
     changed: () => { note = ""; draw(); },
     blocked: (reason) => { note = reason; draw(); },
   };
+  // Drawn at once; sent once the screen is on it.
   function sendNow() {
     draw();
-    queue.send(game, hooks).then((reached) => {
+    afterFrame(() => queue.send(game, hooks).then((reached) => {
       if (reached === false && navigator.onLine !== false) { note = NO_ANSWER; draw(); }
-    });
+    }))();
   }
   let etag = null;
   function look() {

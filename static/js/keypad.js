@@ -129,9 +129,10 @@ export function setupEntry(form, onChange) {
     if (!state) return;
     if (!isEmpty(hand)) unasked(hand);
     // Points first: a narrow button cuts the end off.
-    if (isOut(hand)) sum.textContent = state.points + " · went out";
-    else if (state.cards === null) sum.textContent = state.points + " · counted";
-    else sum.textContent = state.points + " · " + state.cards + (state.cards === 1 ? " card" : " cards");
+    let text = state.points + " · " + state.cards + (state.cards === 1 ? " card" : " cards");
+    if (isOut(hand)) text = state.points + " · went out";
+    else if (state.cards === null) text = state.points + " · counted";
+    if (sum.textContent !== text) sum.textContent = text;
   }
   function activate(hand) {
     active = hand;
@@ -175,6 +176,7 @@ export function setupEntry(form, onChange) {
       if (!isOut(hand)) tapped += parseInt(input && input.value, 10) || 0;
     });
     const warning = active.querySelector("[data-tap-warning]");
+    if (tapped <= copies && warning.hidden) return; // nothing to say, nothing said
     warning.hidden = tapped <= copies;
     warning.textContent = tapped > copies ? key.getAttribute("data-label") + ": " + tapped +
       " tapped in all, but the decks in play hold only " + copies + "." : "";
@@ -214,16 +216,17 @@ export function setupEntry(form, onChange) {
 
   const outBox = form.querySelector(".went-out");
   const summary = outBox.querySelector("[data-out-summary]");
+  const outText = summary.querySelector("[data-out-text]");
   function fold(folded) {
     const checked = form.querySelector("input[data-went-out]:checked");
     const bonus = form.querySelector("input[data-bonus-points]:checked");
     folded = folded && !!checked && !outBox.classList.contains("has-error");
-    outBox.classList.toggle("folded", folded);
-    summary.hidden = !folded;
+    if (outBox.classList.contains("folded") !== folded) outBox.classList.toggle("folded", folded);
+    if (summary.hidden === folded) summary.hidden = !folded;
     if (folded) {
       const how = bonus && bonus.parentNode.textContent.trim();
-      summary.querySelector("[data-out-text]").textContent = checked.parentNode.textContent.trim() +
-        (how ? ": " + how.charAt(0).toLowerCase() + how.slice(1) : " went out");
+      const text = checked.parentNode.textContent.trim() + (how ? ": " + how.charAt(0).toLowerCase() + how.slice(1) : " went out");
+      if (outText.textContent !== text) outText.textContent = text;
     }
   }
   summary.querySelector("[data-out-change]").addEventListener("click", () => {

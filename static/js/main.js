@@ -14,12 +14,23 @@ import { fillForm, keepClearOf, loadDraft, saveDraft, setupEntry } from "./keypa
 import { setupPaper } from "./paper.js";
 import { setupSeats } from "./seats.js";
 import { setupShare } from "./share.js";
-import { forget } from "./store.js";
+import { all } from "./queue.js";
+import { afterFrame, forget } from "./store.js";
 import { setupWakeLock } from "./wakelock.js";
 
 document.addEventListener("submit", (event) => {
   const message = event.target.getAttribute("data-confirm");
   if (message && !event.defaultPrevented && !window.confirm(message)) event.preventDefault();
+});
+
+// Signing out makes the phone forget what it kept (a shared phone): never without saying so.
+document.addEventListener("submit", (event) => {
+  const waiting = all().length;
+  if (!waiting || event.defaultPrevented || !/\/logout/.test(event.target.getAttribute("action") || "")) return;
+  const what = waiting === 1 ? "1 entry is" : waiting + " entries are";
+  if (!window.confirm(what + " saved on this phone but not sent yet. Signing out forgets them. Sign out anyway?")) {
+    event.preventDefault();
+  }
 });
 
 // The card-entry page of the server (a round edited from the standings page): its keypad, and what
@@ -30,7 +41,10 @@ function setupEntryPage(form) {
   const draft = loadDraft(key);
   if (draft && draft.version === version && !form.querySelector(".errors")) fillForm(form, draft.fields);
   else if (draft) forget(key);
-  const entry = setupEntry(form, () => saveDraft(key, form, { version }));
+  const keepDraft = () => saveDraft(key, form, { version });
+  const entry = setupEntry(form, afterFrame(keepDraft));
+  document.addEventListener("visibilitychange", () => { if (document.hidden) keepDraft(); });
+  window.addEventListener("pagehide", keepDraft);
   form.addEventListener("submit", (event) => {
     if (event.submitter && event.submitter.value === "review" && entry.asked()) event.preventDefault();
   });

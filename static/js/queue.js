@@ -17,7 +17,7 @@ export function ofGame(game) { return all().filter((a) => a.game === game); }
 // round the server will hold once this phone's own earlier actions on the round are in (each action
 // moves a round's version on by one, so another phone's change in between shows as another version).
 export function add(game, action, base) {
-  const item = Object.assign({ id: newId(), game, status: "pending", base }, action);
+  const item = Object.assign({ id: newId(), game, status: "pending", reason: "", base }, action);
   const items = all();
   items.push(item);
   if (!save(items)) throw new Error("This phone's storage is full: nothing more can be kept.");

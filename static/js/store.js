@@ -29,3 +29,14 @@ export function newId() {
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => (b + 256).toString(16).slice(1)).join("");
 }
+
+// ``fn`` to run once after the next frame is drawn, however often it is asked for meanwhile:
+// work that need not delay what a tap shows (keeping a draft, sending).
+export function afterFrame(fn) {
+  let asked = false;
+  return () => {
+    if (asked) return;
+    asked = true;
+    requestAnimationFrame(() => setTimeout(() => { asked = false; fn(); }, 0));
+  };
+}
