@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from typing import NamedTuple
 
 from .. import rules
 from ..rules.paper import PaperRound, read_round
@@ -62,6 +63,15 @@ class Question:
         return f"{self.row}:{self.number}"
 
 
+class PaperHand(NamedTuple):
+    """One player's hand of a round as the import stores it (a ``rules.Hand`` read from paper)."""
+
+    went_out: bool
+    laid_down: bool
+    hand_total: int | None
+    bonus_code: str
+
+
 @dataclass
 class SheetGame:
     """One game found in the sheet, its players in seating order as the file names them."""
@@ -72,7 +82,7 @@ class SheetGame:
     names: list[str]
     rows: list[int]
     numbers: list[int] = field(default_factory=list)  # the rounds it played
-    rounds: list[PaperRound] = field(default_factory=list)
+    rounds: list[tuple[PaperHand, ...]] = field(default_factory=list)  # per round, seat by seat
     points: list[list[int]] = field(default_factory=list)  # per round, seat by seat
     uid: str = ""
 
@@ -95,6 +105,8 @@ class Sheet:
     questions: list[Question] = field(default_factory=list)
     names: list[str] = field(default_factory=list)  # every player named, in first-seen order
     ignored: list[str] = field(default_factory=list)  # columns not read
+    # Every hand of the same shape kept once: thousands of games hold a few hundred shapes.
+    shapes: dict[PaperHand, PaperHand] = field(default_factory=dict, repr=False)
 
     @property
     def ready(self) -> bool:
@@ -351,7 +363,10 @@ def _read_round(game, number, scores, columns, column, sheet, answer: str | None
         else:
             sheet.problems.append(columns.problem(
                 game.rows[seat] + 1, column, f"{game.names[seat]} is marked as out, and so is another player"))
-    game.rounds.append(paper)
+    shapes = sheet.shapes
+    game.rounds.append(tuple(
+        shapes.setdefault(shape, shape)
+        for shape in (PaperHand(h.went_out, h.laid_down, h.hand_total, h.bonus_code) for h in paper.hands)))
     game.points.append([rules.hand_score(variant, hand, number)[0] for hand in paper.hands])
 
 
