@@ -255,7 +255,10 @@ class _SheetReader:
             column = _column(match.group(1))
         else:
             column = self.column + 1
-        if column >= MOST_SHEET_COLUMNS or column <= self.column:
+        if column >= MOST_SHEET_COLUMNS:
+            raise TransferError(f"Row {self.row_number} of the workbook has more than {MOST_SHEET_COLUMNS:,} cells, "
+                                "more than Excel itself allows; a score sheet needs a few dozen.")
+        if column <= self.column:
             raise unreadable(f"row {self.row_number} has cells out of place")
         self.column = column
         self.kind, self.style = attrs.get("t", "n"), attrs.get("s", "")
