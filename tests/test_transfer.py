@@ -310,9 +310,9 @@ BAD_FILES = [
     ("a change of a billion points", changed(lambda d: d["games"][2]["changes"][0].update(after=[0, 10**9, 0])),
      "games[2].changes[0].after: must be 3 whole numbers, one for each seat."),
     ("a game in the year 1", changed(lambda d: d["games"][2].update(started_at="0001-01-01T20:00:00")),
-     "games[2].started_at: 0001-01-01T20:00:00 is not a day a game was played (from 1900 to 2999)."),
+     "games[2].started_at: 0001-01-01T20:00:00 is before 1900, earlier than any game here."),
     ("a player made in 1899", changed(lambda d: d["players"][0].update(created_at="1899-12-31T20:00:00")),
-     "players[0].created_at: 1899-12-31T20:00:00 is not a day a game was played (from 1900 to 2999)."),
+     "players[0].created_at: 1899-12-31T20:00:00 is before 1900, earlier than any game here."),
 ]
 
 

@@ -18,9 +18,9 @@ VARIANT_FORMAT = "scorekeeper-variant"
 VERSION = 1
 STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
 LIMIT = 10**9  # no count, score or position in a real game comes near this
-# Days a game can have been played: standings, profiles and seasons count years from 1900 (as the
-# spreadsheet import does), and nothing adds a day past the last year a date can hold.
-EARLIEST, LATEST = date(1900, 1, 1), date(2999, 12, 31)
+# The first day a game can have been played: standings, profiles and seasons count years from 1900,
+# as the spreadsheet import does.
+EARLIEST = date(1900, 1, 1)
 KEY = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 # What the columns hold, so a file cannot carry more than the database stores.
 FAMILY_NAME_LENGTH = Family.__table__.c.name.type.length
@@ -58,9 +58,8 @@ def when(obj, key, where, required=True) -> datetime | None:
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise TransferError(f"{where}.{key}: '{value[:40]}' is not a date and time.") from None
-    if not EARLIEST <= moment.date() <= LATEST:
-        raise TransferError(f"{where}.{key}: {value[:40]} is not a day a game was played "
-                            f"(from {EARLIEST.year} to {LATEST.year}).")
+    if moment.date() < EARLIEST:
+        raise TransferError(f"{where}.{key}: {value[:40]} is before {EARLIEST.year}, earlier than any game here.")
     return moment
 
 
