@@ -84,7 +84,7 @@ def booklet(period: str):
         abort(422, str(error))
     except documents.PrintError as error:
         abort(404, str(error))
-    return send_queued_pdf(document, f"The yearbook of {chosen.label}",
+    return send_queued_pdf(document, chosen.label,
                            url_for("history.season", period=period))
 
 
