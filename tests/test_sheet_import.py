@@ -329,6 +329,7 @@ def test_a_game_that_skipped_hand_1_where_the_rules_allow_it(client, app):
 
 @pytest.mark.parametrize("raw, message", [
     (b"", "The file is empty."),
+    (b"  \r\n\t\r\n", "The file is empty."),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100, "old Excel file (.xls)"),
     (b"PK\x03\x04garbage", "damaged or not a spreadsheet"),
     (b"Name,Age\nAnn,7\n", "No header row with a Date and a Player column"),

@@ -52,7 +52,7 @@ def read_cells(source: bytes | IO[bytes]) -> list[list[Cell]]:
         rows = _workbook_rows(stream)
     else:
         rows = _csv_cells(stream)
-    if not any(isinstance(cell, str) and cell.strip() or cell not in (None, "") for row in rows for cell in row):
+    if not any(cell.strip() if isinstance(cell, str) else cell is not None for row in rows for cell in row):
         raise TransferError("The file is empty.")
     return rows
 
