@@ -58,11 +58,17 @@ def measure_yearbook(browser: Browser, ids: dict) -> dict:
     from pypdf import PdfReader  # a test dependency: the benchmark runs where the tests do
 
     url = f"/seasons/{ids['year']}/booklet.pdf"
+    started = time.perf_counter()
     response = browser.get(url)
+    waiting_ms = response.ms
+    while response.status == 202:  # the render queue lays it out; the waiting page looks again by itself
+        time.sleep(0.25)
+        response = browser.get(url)
+    made_s = time.perf_counter() - started
     if response.status != 200 or response.headers.get("Content-Type") != "application/pdf":
         raise SystemExit(f"the yearbook answered {response.status}")
     pages = len(PdfReader(io.BytesIO(response.body)).pages)
     not_modified(browser, url, response.headers["ETag"])
     jobs = [("GET", url, None, {"Cookie": browser.cookie, "If-None-Match": response.headers["ETag"]})] * 50
-    return {"cold_s": response.ms / 1000, "pages": pages, "games": ids["year_games"],
+    return {"cold_s": made_s, "waiting_ms": waiting_ms, "pages": pages, "games": ids["year_games"],
             "repeat": python_load(browser.port, jobs, 1)["median"]}

@@ -30,6 +30,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import attacks  # noqa: E402
 import families  # noqa: E402
 import report  # noqa: E402
 import sheet_bench  # noqa: E402
@@ -123,6 +124,7 @@ def measure(options) -> tuple[dict, dict]:
         large["pdf"] = measure_pdf(large["browser"], large["ids"], options.pdf_samples, options.requests)
         large["yearbook"] = measure_yearbook(large["browser"], large["ids"])
         large["sheet"] = sheet_bench.measure(100 if options.quick else 1000)
+        large["attacks"] = attacks.run(book_games=20 if options.quick else 150, games=400 if options.quick else 4000)
         for size, server in zip(sizes, servers):
             size["rss_mb"] = worker_peak_rss_mb(server.pid)
         large["load"] = (load_before, os.getloadavg()[0])
@@ -164,7 +166,8 @@ def assemble(options, small, large, crowd) -> tuple[str, bool]:
     sections, verdicts = [], []
     if large:
         for text, checks in (report.cache_hits(small, large), report.draws(small, large),
-                             report.in_process(small, large), report.pdfs(large), sheet_bench.section(large["sheet"])):
+                             report.in_process(small, large), report.pdfs(large), sheet_bench.section(large["sheet"]),
+                             attacks.section(large["attacks"], "SQLite")):
             sections.append(text)
             verdicts += checks
     if crowd:

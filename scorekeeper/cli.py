@@ -206,7 +206,8 @@ def import_sheet_command(file, key, family, dry_run, names, answers):
     if variant is None:
         raise click.ClickException(f"No rules '{key}' here; choose one of: {', '.join(family_variants(family))}.")
     try:
-        cells = sheets.read_cells(file.read_bytes())
+        with file.open("rb") as stream:
+            cells = sheets.read_cells(stream)
     except checks.TransferError as error:
         raise click.ClickException(f"Nothing imported: {error}") from None
     found = sheet_import.preview(family, cells, variant, _pairs(names, "--as"), _pairs(answers, "--out"))

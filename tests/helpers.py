@@ -118,6 +118,8 @@ def make_app(folder: Path | None = None, *, database_url: str | None = None, fam
     ends, or with ``keep`` when the caller passes the app to ``drop_app``."""
     url = database_url or fresh_database(folder or Path(tempfile.mkdtemp(prefix="scorekeeper-")))
     app = create_app({**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": url, **config})
+    # Files a request keeps (previews of a sheet, printed yearbooks) go to a folder of the test's own.
+    app.instance_path = tempfile.mkdtemp(prefix="scorekeeper-instance-")
     app.extensions["test_database"] = None if database_url or not POSTGRES_URL else sa.make_url(url).database
     if not keep:
         _made.append(app)

@@ -4,7 +4,9 @@ command line and the download (sign-in, ETag, 404)."""
 import io
 import pickle
 import re
+import time
 from datetime import date, datetime
+from pathlib import Path
 
 import pytest
 from flask import render_template
@@ -17,10 +19,10 @@ from scorekeeper.extensions import db
 from scorekeeper.families import commit_for
 from scorekeeper.history.seasons import parse_period
 from scorekeeper.models import FINISHED, Family, Game
-from scorekeeper.printing import booklet, documents
+from scorekeeper.printing import booklet, documents, render_queue
 from scorekeeper.printing import views as printing_views
 from tests import test_rules_limits as limits_tests
-from tests.helpers import TEST_USERNAME, add_member, new_game, sign_in_session, strict_client, text_of
+from tests.helpers import TEST_USERNAME, add_member, make_app, new_game, sign_in_session, strict_client, text_of
 
 FRONT_PAGES = 5  # cover, contents, table, charts, records
 PAGE_SIZES = {"letter": (792, 612), "a4": (841.89, 595.28)}  # points, landscape
@@ -146,9 +148,11 @@ def fake_renderer(monkeypatch) -> list[str]:
         asked.append(html)
         return b"%PDF-1.7 fake"
 
-    # A yearbook is drawn in a process of its own, where this test's stand-in would not reach.
+    # A yearbook is drawn in a process of its own, where this test's stand-in would not reach:
+    # the render queue runs in this one.
     for name in ("html_to_pdf", "html_to_pdf_apart"):
         monkeypatch.setattr(documents, name, html_to_pdf)
+    monkeypatch.setattr(render_queue, "INLINE", True)
     return asked
 
 
@@ -187,6 +191,7 @@ def test_the_download_says_503_when_this_computer_cannot_make_pdfs(app, client, 
 
     for name in ("html_to_pdf", "html_to_pdf_apart"):
         monkeypatch.setattr(documents, name, no_pango)
+    monkeypatch.setattr(render_queue, "INLINE", True)
     plain = FlaskClient(app)  # 503 is the answer wanted
     sign_in_session(app, plain, TEST_USERNAME)
     response = plain.get("/seasons/2026/booklet.pdf")
@@ -247,11 +252,40 @@ def test_the_largest_game_the_rules_allow_takes_one_page_of_the_yearbook(app, cl
         game = db.session.get(Game, game_id)
         assert game.status == FINISHED
         year = game.started_at.year
-    response = client.get(f"/seasons/{year}/booklet.pdf?paper={paper}")
+    response = made_by_the_queue(client, f"/seasons/{year}/booklet.pdf?paper={paper}")
     pages, _ = page_texts(response.data)
     assert len(pages) == FRONT_PAGES + 1
     sheet = " ".join(pages[-1].split())
     assert "Largest — score sheet" in sheet and "Winner: Ann" in sheet and f"page {len(pages)} of" in sheet
+
+
+def made_by_the_queue(client, url: str, looks: int = 600):
+    """The yearbook at ``url``, asked for as the waiting page does (``Refresh``) until it is made."""
+    first = client.get(url)
+    assert first.status_code == 202 and first.headers["Refresh"] == "3", first.status_code
+    assert "The yearbook is being made" in text_of(first) and "looks again every 3 seconds" in text_of(first)
+    for _ in range(looks):
+        response = client.get(url)
+        if response.status_code != 202:
+            return response
+        time.sleep(0.25)
+    raise AssertionError(f"the yearbook was not made after {looks} looks")
+
+
+@pytest.mark.slow  # a real render process
+def test_the_web_yearbook_is_made_by_one_render_process_and_kept_for_every_worker(app, client, tmp_path):
+    seed_seasons(app, client)
+    url = "/seasons/2026/booklet.pdf?paper=letter"
+    made = made_by_the_queue(client, url)
+    assert made.status_code == 200 and made.data.startswith(b"%PDF") and len(page_texts(made.data)[0]) == 11
+    kept = list((Path(app.instance_path) / render_queue.FOLDER).glob("*.pdf"))
+    assert [p.name for p in kept] == [f"{made.headers['ETag'].strip(chr(34))}.pdf"]
+    # Another server process of the same instance (here: another app on the same folder and
+    # database) sends the kept book at once, without laying it out again.
+    other = make_app(database_url=app.config["SQLALCHEMY_DATABASE_URI"], **{"TESTING": True})
+    other.instance_path = app.instance_path
+    again = strict_client(other).get(url)
+    assert again.status_code == 200 and again.data == made.data
 
 
 def test_a_yearbook_is_laid_out_in_a_process_of_its_own_and_its_errors_come_back():

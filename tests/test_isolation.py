@@ -55,7 +55,7 @@ from scorekeeper.models import (
     SignInSession,
     Submission,
 )
-from scorekeeper.transfer import sheets
+from scorekeeper.transfer import previews, sheets
 from tests.helpers import (
     TEST_PASSWORD,
     TEST_USERNAME,
@@ -105,6 +105,11 @@ class World:
     jones_links: dict[str, str]  # jones's own links to his game: kind -> token
     uids: list[str]  # Fairweather's games' uids, which its exports carry
     forbidden: list[str] = field(default_factory=list)  # nothing of this may reach jones
+
+    def sheet_token(self, family_id: int) -> str:
+        """A spreadsheet preview kept for the family, as its upload would keep it."""
+        with self.app.app_context():
+            return previews.keep(family_id, sheets.read_cells(SHEET_CSV))
 
     def rounds(self, game_id: int) -> list[tuple[int, int, bool]]:
         """``(number, version, scored)`` of every round, in playing order."""
@@ -465,10 +470,12 @@ ROUTES: dict[str, Route] = {
         own("POST", "/import/sheet", {"rules": "family-7"}, upload=SHEET_CSV, shows="Jasper")]),
     # A name in the sheet said to be Fairweather's Zebediah: not a player of the Joneses, so a new one.
     "transfer.sheet_check": route("/import/sheet/check", "POST", lambda w: [
-        own("POST", "/import/sheet/check", {"rules": "family-7", "cells": sheets.pack(sheets.read_cells(SHEET_CSV)),
+        own("POST", "/import/sheet/check", {"rules": "family-7", "token": w.sheet_token(w.joneses),
                                             "map:zeb": "Zebediah", "action": "check"}, shows="New player “Zeb”"),
-        own("POST", "/import/sheet/check", {"rules": f"house-{w.rules_id}",
-                                            "cells": sheets.pack(sheets.read_cells(SHEET_CSV))})]),
+        own("POST", "/import/sheet/check", {"rules": f"house-{w.rules_id}", "token": w.sheet_token(w.joneses)}),
+        # Fairweather's preview, its token in jones's form: the preview is lost, nothing of it shown.
+        own("POST", "/import/sheet/check", {"rules": "family-7", "token": w.sheet_token(w.ours),
+                                            "action": "import"})]),
     "transfer.sheet_template": route("/import/sheet/template/<key>.<any(xlsx, csv):kind>", "GET", lambda w: [
         foreign("GET", f"/import/sheet/template/house-{w.rules_id}.xlsx"),
         own("GET", f"/import/sheet/template/house-{w.jones_rules}.csv", shows="Round 1")]),

@@ -11,7 +11,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 
 from scorekeeper.rules.recap import BestHand, NightRecord, RoundPlay, game_recap
-from tests.helpers import player_ids, record, strict_client, text_of
+from tests.helpers import add_member, player_ids, record, strict_client, text_of
 from tests.test_history import play, set_start
 from tests.test_sharing import share
 
@@ -267,3 +267,24 @@ def test_a_score_keepers_link_sees_the_recap_but_not_the_familys_records(client,
     assert "Bob wins with 5 points" in recap_text(seen)
     assert "Best hands: who went out" in recap_text(seen)
     assert record_lines(seen) == [] and "Record" not in share_text(seen)
+
+
+def test_a_member_of_another_family_on_a_score_keepers_link_sees_that_game_only(client, app):
+    """Signed in elsewhere is no key to this family: the link shows its one game, as to anyone."""
+    names = ["Ann", "Bob", "Cy"]
+    earlier = play(client, app, "family-7", names, EARLIER, skip_first_hand=True)
+    set_start(app, earlier, days_ago(7, 20))
+    game_id = play(client, app, "family-7", names, BREAKER, skip_first_hand=True)
+    keep = share(client, game_id, "keep")
+    assert record_lines(client.get(f"/games/{game_id}/standings"))  # the family's own member sees them
+
+    add_member(app, "The Joneses", "jones")
+    jones = strict_client(app, "jones")
+    assert jones.get(keep).status_code == 302
+    seen = jones.get(f"/games/{game_id}/standings")
+    assert "Bob wins with 5 points" in recap_text(seen)
+    assert record_lines(seen) == [] and "Record" not in share_text(seen)
+    for member_only in ("/history", "/records", f"/games/{game_id}/share", f"/games/{game_id}/paper"):
+        assert f'href="{member_only}"' not in seen.text, member_only
+    assert jones.get(f"/games/{earlier}/standings").status_code == 404  # another game of that family
+    assert "Jasper" not in jones.get("/history").text and "Ann" not in jones.get("/players").text

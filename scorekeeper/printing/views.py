@@ -15,7 +15,7 @@ from ..web.access import current_family, keeper_page, public
 from ..web.fields import is_number
 from . import documents
 from .booklet import WEB_MOST_GAMES, TooManyGames, booklet_document, booklet_tag
-from .responses import paper, send_pdf, send_rule_card, unchanged
+from .responses import paper, send_pdf, send_queued_pdf, send_rule_card, unchanged
 
 bp = Blueprint("printing", __name__)
 
@@ -84,7 +84,8 @@ def booklet(period: str):
         abort(422, str(error))
     except documents.PrintError as error:
         abort(404, str(error))
-    return send_pdf(document)
+    return send_queued_pdf(document, chosen.label,
+                           url_for("history.season", period=period))
 
 
 @bp.get("/games/<int:game_id>/rules.pdf")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from .. import rules
 from ..models import ABANDONED, FINISHED, IN_PROGRESS, Family, HouseRules, Result, RoundChange
@@ -18,6 +18,9 @@ VARIANT_FORMAT = "scorekeeper-variant"
 VERSION = 1
 STATUSES = (IN_PROGRESS, FINISHED, ABANDONED)
 LIMIT = 10**9  # no count, score or position in a real game comes near this
+# The first day a game can have been played: standings, profiles and seasons count years from 1900,
+# as the spreadsheet import does.
+EARLIEST = date(1900, 1, 1)
 KEY = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 # What the columns hold, so a file cannot carry more than the database stores.
 FAMILY_NAME_LENGTH = Family.__table__.c.name.type.length
@@ -52,9 +55,12 @@ def when(obj, key, where, required=True) -> datetime | None:
     if not isinstance(value, str):
         raise TransferError(f"{where}.{key}: must be a date and time.")
     try:
-        return datetime.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
     except ValueError:
         raise TransferError(f"{where}.{key}: '{value[:40]}' is not a date and time.") from None
+    if moment.date() < EARLIEST:
+        raise TransferError(f"{where}.{key}: {value[:40]} is before {EARLIEST.year}, earlier than any game here.")
+    return moment
 
 
 def read(text: str | bytes, format_: str, what: str, short: str) -> dict:
@@ -202,7 +208,7 @@ def _check_game(game, where: str, names: set[str], checked: dict[str, rules.Vari
     # Exports made before change histories travelled have none.
     game.setdefault("changes", [])
     for c, change in enumerate(need(game, "changes", list, where)):
-        _check_change(change, f"{where}.changes[{c}]", seen_numbers, len(seats))
+        _check_change(change, f"{where}.changes[{c}]", seen_numbers, len(seats), variant)
 
 
 def _check_round(round_, at: str, variant: rules.Variant, seats: list[str], seen_numbers: set[int]) -> None:
@@ -223,20 +229,33 @@ def _check_round(round_, at: str, variant: rules.Variant, seats: list[str], seen
     seated = {n.casefold() for n in seats}
     codes = {k.code for k in variant.keys}
     players_here = [
-        _check_result(result, f"{at}.results[{p}]", variant, seated, codes)
+        _check_result(result, f"{at}.results[{p}]", variant, seated, codes, number)
         for p, result in enumerate(need(round_, "results", list, at))
     ]
     if sorted(players_here) != sorted(seated):
         raise TransferError(f"{at}.results: there must be one result for each seated player.")
 
 
-def _check_result(result, here: str, variant: rules.Variant, seated: set[str], codes: set[str] | None = None) -> str:
-    """One player's result in a round; returns the player's name, casefolded."""
+def hand_bound(variant: rules.Variant, number: int) -> int:
+    """The most points, either sign, one player's hand can carry in round ``number``: every card
+    they could hold at the highest value, every bonus and the going-out score. The same ceilings as
+    the editor's (``rules.limits``), so that no imported total can leave a 32-bit column."""
+    cards = rules.max_hand_points(variant, variant.round(number))
+    return cards + sum(abs(b.points) for b in variant.bonuses) + abs(variant.going_out_points(number))
+
+
+def _check_result(result, here: str, variant: rules.Variant, seated: set[str], codes: set[str] | None,
+                  number: int) -> str:
+    """One player's result in round ``number``; returns the player's name, casefolded."""
     name = need(result, "player", str, here)
     if name.casefold() not in seated:
         raise TransferError(f"{here}.player: '{name}' does not sit at this game.")
-    for key in ("buys", "bonus", "points"):
-        need(result, key, int, here)
+    bound = hand_bound(variant, number)
+    for key, low, high in (("buys", 0, variant.most_buys(variant.round(number))), ("bonus", -bound, bound),
+                           ("points", -bound, bound)):
+        value = need(result, key, int, here)
+        if not low <= value <= high:
+            raise TransferError(f"{here}.{key}: {value} is outside what this round can have ({low} to {high}).")
     for key in ("laid_down", "went_out"):
         need(result, key, bool, here)
     cards = need(result, "cards", str, here, longest=CARDS_LENGTH)
@@ -246,7 +265,10 @@ def _check_result(result, here: str, variant: rules.Variant, seated: set[str], c
         raise TransferError(f"{here}.cards: '{bad[0]}' is not a card of these rules.")
     need(result, "bonus_code", str, here, longest=BONUS_CODE_LENGTH)
     if result.get("hand_total") is not None:
-        need(result, "hand_total", int, here)
+        most = rules.max_hand_points(variant, variant.round(number))
+        if not 0 <= need(result, "hand_total", int, here) <= most:
+            raise TransferError(f"{here}.hand_total: {result['hand_total']} is outside what a hand can hold "
+                                f"(0 to {most}).")
     return name.casefold()
 
 
@@ -257,7 +279,7 @@ CHANGE_ACTION_LENGTH = RoundChange.__table__.c.action.type.length
 CHANGE_BY_LENGTH = RoundChange.__table__.c.by.type.length
 
 
-def _check_change(change, at: str, numbers: set[int], seats: int) -> None:
+def _check_change(change, at: str, numbers: set[int], seats: int, variant: rules.Variant) -> None:
     """One entry of a game's change history: a round of the game, an action, who, when, points."""
     number = need(change, "number", int, at)
     if number not in numbers:
@@ -275,7 +297,8 @@ def _check_change(change, at: str, numbers: set[int], seats: int) -> None:
                 raise TransferError(f"{at}.{key}: must be null: {NO_POINTS[key]}.")
             continue
         points = need(change, key, list, at)
-        if len(points) != seats or any(type(p) is not int or not -LIMIT <= p <= LIMIT for p in points):
+        bound = hand_bound(variant, number)
+        if len(points) != seats or any(type(p) is not int or not -bound <= p <= bound for p in points):
             raise TransferError(f"{at}.{key}: must be {seats} whole numbers, one for each seat.")
 
 

@@ -7,8 +7,10 @@ fit in one web request.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable, Iterator
 
 from sqlalchemy import insert
+from sqlalchemy.exc import IntegrityError
 
 from .. import rules
 from ..extensions import db
@@ -17,7 +19,7 @@ from ..games.summary import summary_rows
 from ..history import kept, ratings
 from ..house_rules.service import add_imported_rules
 from ..models import HOUSE_PREFIX, Family, Game, GameRound, Member, Player, PlayerGame, Result, RoundChange, Seat
-from .checks import when
+from .checks import TransferError, when
 
 CHUNK = 500  # games per bulk insert
 # The key given to the games of house rules that were deleted before the export: "deleted-"
@@ -30,54 +32,89 @@ def import_data(family: Family, data: dict) -> tuple[int, int]:
 
     Everything is written in one transaction: an error part way leaves nothing behind.
     """
+    return import_games(family, data, [g["uid"] for g in data["games"]], data["games"])
+
+
+def import_games(family: Family, data: dict, uids: list[str], games: Iterable[dict]) -> tuple[int, int]:
+    """``import_data`` with the games apart: ``uids`` in order, and ``games`` the export's game
+    entries of those uids, which may be made one by one as they are written (``CHUNK`` at a time),
+    so that an import of thousands of games never holds them all at once."""
     try:
-        players = {p.name.casefold(): p for p in family_players(family)}
-        if not players and not db.session.execute(
-            db.select(Game.id).where(Game.family_id == family.id).limit(1)
-        ).first():
-            changed = family.name != data["family"]["name"]
-            family.name = data["family"]["name"]  # an empty instance takes the exported family's name
-        else:
-            changed = False
-        for entry in data["players"]:
-            if entry["name"].casefold() not in players:
-                changed = True
-                player = Player(family_id=family.id, name=entry["name"], created_at=when(entry, "created_at", ""))
-                db.session.add(player)
-                players[entry["name"].casefold()] = player
-        # The family's own rules come along, under keys of this instance.
-        keys = {}
-        for entry in data["house_rules"]:
-            variant = rules.Variant.from_dict({**entry["rules"], "name": entry["name"]})
-            row, added = add_imported_rules(family, variant)
-            keys[entry["key"]] = row.key
-            changed = changed or added
-        known = known_games(family.id, [g["uid"] for g in data["games"]])
-        fresh = [entry for entry in data["games"] if entry["uid"] not in known]
-        keys.update(_deleted_rules_keys(data["games"], keys, known))
-        # Changes link to the member of the same username here, if there is one.
-        members = dict(db.session.execute(
-            db.select(Member.username, Member.id).where(Member.family_id == family.id)
-        ).all())
-        db.session.flush()  # the new players' ids
-        player_ids = {name: player.id for name, player in players.items()}
-        first_id = None
-        for start in range(0, len(fresh), CHUNK):
-            ids = _write_games(family.id, fresh[start:start + CHUNK], player_ids, keys, members)
-            first_id = first_id or min(ids)
-        if fresh:
-            # From the earliest new game as stored, whatever form the file gave its time in.
-            earliest = db.session.execute(
-                db.select(db.func.min(Game.started_at)).where(Game.family_id == family.id, Game.id >= first_id)
-            ).scalar_one()
-            ratings.rate_from(family.id, earliest)
-            kept.rebuild(family.id)
-        if fresh or changed:
-            commit_for(family.id)
+        return _import(family, data, uids, games)
+    except IntegrityError:
+        # The same games written by another request at the same moment (an Import pressed twice).
+        db.session.rollback()
+        raise TransferError("These games were being imported by another request at the same moment; nothing "
+                            "more was written. Look in the history: they are there.") from None
     except Exception:
         db.session.rollback()
         raise
-    return len(fresh), len(known)
+
+
+def _import(family: Family, data: dict, uids: list[str], games: Iterable[dict]) -> tuple[int, int]:
+    players, keys, changed = _players_and_rules(family, data)
+    known = known_games(family.id, uids)
+    # Changes link to the member of the same username here, if there is one.
+    members = dict(db.session.execute(
+        db.select(Member.username, Member.id).where(Member.family_id == family.id)
+    ).all())
+    db.session.flush()  # the new players' ids
+    player_ids = {name: player.id for name, player in players.items()}
+    first_id, added = None, 0
+    for chunk in _chunks(games):
+        keys.update(_deleted_rules_keys(chunk, keys, known))
+        fresh = [entry for entry in chunk if entry["uid"] not in known]
+        if fresh:
+            ids = _write_games(family.id, fresh, player_ids, keys, members)
+            first_id, added = first_id or min(ids), added + len(fresh)
+    if added:
+        # From the earliest new game as stored, whatever form the file gave its time in.
+        earliest = db.session.execute(
+            db.select(db.func.min(Game.started_at)).where(Game.family_id == family.id, Game.id >= first_id)
+        ).scalar_one()
+        ratings.rate_from(family.id, earliest)
+        kept.rebuild(family.id)
+    if added or changed:
+        commit_for(family.id)
+    return added, len(known)
+
+
+def _players_and_rules(family: Family, data: dict) -> tuple[dict[str, Player], dict[str, str], bool]:
+    """The export's players and house rules added to the family: its players by casefolded name,
+    the export's rules keys as keys here, and whether anything was added."""
+    players = {p.name.casefold(): p for p in family_players(family)}
+    if not players and not db.session.execute(
+        db.select(Game.id).where(Game.family_id == family.id).limit(1)
+    ).first():
+        changed = family.name != data["family"]["name"]
+        family.name = data["family"]["name"]  # an empty instance takes the exported family's name
+    else:
+        changed = False
+    for entry in data["players"]:
+        if entry["name"].casefold() not in players:
+            changed = True
+            player = Player(family_id=family.id, name=entry["name"], created_at=when(entry, "created_at", ""))
+            db.session.add(player)
+            players[entry["name"].casefold()] = player
+    # The family's own rules come along, under keys of this instance.
+    keys = {}
+    for entry in data["house_rules"]:
+        variant = rules.Variant.from_dict({**entry["rules"], "name": entry["name"]})
+        row, new_rules = add_imported_rules(family, variant)
+        keys[entry["key"]] = row.key
+        changed = changed or new_rules
+    return players, keys, changed
+
+
+def _chunks(games: Iterable[dict]) -> Iterator[list[dict]]:
+    chunk = []
+    for entry in games:
+        chunk.append(entry)
+        if len(chunk) == CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def known_games(family_id: int, uids: list[str]) -> dict[str, str]:
@@ -137,10 +174,40 @@ def _write_games(
             family_id, game_id, game["variant_key"], game["status"], game["started_at"], seated, recorded
         )
     results = _result_rows(_insert_returning_ids(GameRound, rounds), hands, players)
-    for model, rows in ((Seat, seats), (Result, results), (RoundChange, changes), (PlayerGame, summaries)):
-        if rows:
-            db.session.execute(insert(model.__table__), rows)
+    for model, rows in ((Seat, seats), (Result, results), (PlayerGame, summaries)):
+        _bulk_insert(model.__table__, rows)
+    if changes:  # JSON points: through SQLAlchemy, which knows how each database keeps JSON
+        db.session.execute(insert(RoundChange.__table__), changes)
     return game_ids
+
+
+def _bulk_insert(table, rows: list[dict]) -> None:
+    """Insert plain rows (numbers, text, dates, true/false) straight through the database driver: a
+    ``COPY`` on PostgreSQL, one ``executemany`` on SQLite. SQLAlchemy's own bulk insert spends
+    seconds of Python per hundred thousand rows, which an import of thousands of games has."""
+    if not rows:
+        return
+    connection = db.session.connection()
+    dialect = connection.dialect
+    names = list(rows[0])
+    defaults = {c.name: c.default.arg for c in table.c
+                if c.name not in names and not c.primary_key and c.default is not None and c.default.is_scalar}
+    columns = [table.c[name] for name in [*names, *defaults]]
+    quoted = ", ".join(dialect.identifier_preparer.quote(c.name) for c in columns)
+    into = dialect.identifier_preparer.format_table(table)
+    driver = connection.connection.driver_connection
+    if dialect.name == "postgresql":
+        with driver.cursor() as cursor, cursor.copy(f"COPY {into} ({quoted}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row([row[name] for name in names] + list(defaults.values()))
+        return
+    processors = [c.type._cached_bind_processor(dialect) for c in columns]
+    values = [
+        tuple(process(value) if process else value
+              for process, value in zip(processors, [*(row[name] for name in names), *defaults.values()]))
+        for row in rows
+    ]
+    driver.cursor().executemany(f"INSERT INTO {into} ({quoted}) VALUES ({', '.join('?' * len(columns))})", values)
 
 
 def _game_row(family_id: int, entry: dict, keys: dict[str, str]) -> dict:

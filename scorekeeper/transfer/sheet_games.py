@@ -13,10 +13,12 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from typing import NamedTuple
 
 from .. import rules
 from ..rules.paper import PaperRound, read_round
 from .dates import DateReader
+from .limits import MOST_DIGITS
 from .sheets import Cell
 
 OUT = "out"  # a cell that says the player went out instead of giving the score
@@ -29,6 +31,7 @@ NOTES_WORDS = {"notes", "note", "comment", "comments", "where", "remarks"}
 TOTAL_WORDS = {"total", "sum", "score", "final", "summe"}
 ROUND_HEADER = re.compile(r"(?:round|rd\.?|r|hand|deal|runde)?\s*#?\s*(\d{1,3})(?!\d)", re.IGNORECASE)
 WHOLE = re.compile(r"[+-]?\d+(?:[.,]0{1,2})?")  # 5, 5.0, 5,00; not 1,000
+TOO_MANY = "is far more than any hand is worth"
 TEMPLATE_HINT = "Download the template to see the columns."
 
 
@@ -60,6 +63,15 @@ class Question:
         return f"{self.row}:{self.number}"
 
 
+class PaperHand(NamedTuple):
+    """One player's hand of a round as the import stores it (a ``rules.Hand`` read from paper)."""
+
+    went_out: bool
+    laid_down: bool
+    hand_total: int | None
+    bonus_code: str
+
+
 @dataclass
 class SheetGame:
     """One game found in the sheet, its players in seating order as the file names them."""
@@ -70,7 +82,7 @@ class SheetGame:
     names: list[str]
     rows: list[int]
     numbers: list[int] = field(default_factory=list)  # the rounds it played
-    rounds: list[PaperRound] = field(default_factory=list)
+    rounds: list[tuple[PaperHand, ...]] = field(default_factory=list)  # per round, seat by seat
     points: list[list[int]] = field(default_factory=list)  # per round, seat by seat
     uid: str = ""
 
@@ -93,6 +105,8 @@ class Sheet:
     questions: list[Question] = field(default_factory=list)
     names: list[str] = field(default_factory=list)  # every player named, in first-seen order
     ignored: list[str] = field(default_factory=list)  # columns not read
+    # Every hand of the same shape kept once: thousands of games hold a few hundred shapes.
+    shapes: dict[PaperHand, PaperHand] = field(default_factory=dict, repr=False)
 
     @property
     def ready(self) -> bool:
@@ -293,6 +307,8 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
     cell = row[column] if column < len(row) else None
     if isinstance(cell, bool) or isinstance(cell, date):
         why = f"'{_text(cell)}' is not a score"
+    elif isinstance(cell, (int, float)) and abs(cell) >= 10**MOST_DIGITS:
+        why = f"{cell:.3g} {TOO_MANY}"
     elif isinstance(cell, int):
         return cell
     elif isinstance(cell, float):
@@ -307,14 +323,19 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
             return OUT
         if (number := _whole(text)) is not None:
             return number
-        why = f"'{text[:20]}{'…' if len(text) > 20 else ''}' is not a whole number"
+        shown = f"'{text[:20]}{'…' if len(text) > 20 else ''}'"
+        why = f"{shown} {TOO_MANY}" if WHOLE.fullmatch(text) else f"{shown} is not a whole number"
     sheet.problems.append(columns.problem(index + 1, column, why))
     return None
 
 
 def _whole(text: str) -> int | None:
-    """A whole number as a sheet writes it (5, +5, -5, 5.0, 5,00), or ``None``."""
-    return int(re.split("[.,]", text)[0]) if WHOLE.fullmatch(text) else None
+    """A whole number as a sheet writes it (5, +5, -5, 5.0, 5,00), or ``None`` (also for one of
+    more than ``MOST_DIGITS`` digits, whose digits are counted before ``int`` reads them)."""
+    if not WHOLE.fullmatch(text):
+        return None
+    digits = re.split("[.,]", text)[0].lstrip("+-").lstrip("0")
+    return int(re.split("[.,]", text)[0]) if len(digits) <= MOST_DIGITS else None
 
 
 def _read_round(game, number, scores, columns, column, sheet, answer: str | None) -> None:
@@ -342,7 +363,10 @@ def _read_round(game, number, scores, columns, column, sheet, answer: str | None
         else:
             sheet.problems.append(columns.problem(
                 game.rows[seat] + 1, column, f"{game.names[seat]} is marked as out, and so is another player"))
-    game.rounds.append(paper)
+    shapes = sheet.shapes
+    game.rounds.append(tuple(
+        shapes.setdefault(shape, shape)
+        for shape in (PaperHand(h.went_out, h.laid_down, h.hand_total, h.bonus_code) for h in paper.hands)))
     game.points.append([rules.hand_score(variant, hand, number)[0] for hand in paper.hands])
 
 
@@ -354,6 +378,10 @@ def _check_totals(game: SheetGame, cells, columns: _Columns, sheet: Sheet) -> No
     for seat, (index, total) in enumerate(zip(game.rows, game.totals)):
         cell = cells[index][columns.total] if columns.total < len(cells[index]) else None
         written = _text(cell).replace("\u2212", "-")
-        if (number := _whole(written)) is not None and number != total:
+        number = _whole(written)
+        if number is None and WHOLE.fullmatch(written):
+            number = -1 if total >= 0 else 1  # too many digits: never the total, and never read
+        if number is not None and number != total:
+            shown = written if len(written) <= 20 else written[:19] + "…"
             sheet.problems.append(columns.problem(index + 1, columns.total, (
-                f"{game.names[seat]}'s total is written as {written}, but the rounds add up to {total}")))
+                f"{game.names[seat]}'s total is written as {shown}, but the rounds add up to {total}")))

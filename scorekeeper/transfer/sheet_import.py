@@ -4,6 +4,7 @@ nothing, games known by a uid made from their content, so one file imported twic
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -52,19 +53,25 @@ def import_sheet(family: Family, sheet: Sheet) -> tuple[int, int]:
     """Write the sheet's games (it must be ``ready``): ``(games added, games already here)``."""
     if not sheet.ready:
         raise ValueError("the sheet has problems or questions left")
-    return importing.import_data(family, sheet_data(family, sheet))
+    return importing.import_games(family, sheet_data(family, sheet), [g.uid for g in sheet.games],
+                                  _game_entries(sheet))
+
+
+def _game_entries(sheet: Sheet) -> Iterator[dict]:
+    """Each game of the sheet as an export's game entry, made as the import writes it."""
+    per_day: dict[date, int] = {}
+    for game in sheet.games:
+        nth = per_day[game.day] = per_day.get(game.day, -1) + 1
+        yield _game_entry(game, sheet.variant, datetime.combine(game.day, EVENING) + timedelta(hours=nth))
 
 
 def sheet_data(family: Family, sheet: Sheet) -> dict:
-    """The sheet's games as an export of this app, for ``importing.import_data``."""
+    """The sheet's players and rules as an export of this app; its games come apart (``_game_entries``)."""
     variant = sheet.variant
     first_day: dict[str, date] = {}
-    games, per_day = [], {}
     for game in sheet.games:
         for name in game.names:
             first_day.setdefault(name.casefold(), game.day)
-        nth = per_day[game.day] = per_day.get(game.day, -1) + 1
-        games.append(_game_entry(game, variant, datetime.combine(game.day, EVENING) + timedelta(hours=nth)))
     names = {name.casefold(): name for game in sheet.games for name in game.names}
     return {
         "family": {"name": family.name},
@@ -75,7 +82,7 @@ def sheet_data(family: Family, sheet: Sheet) -> dict:
         "house_rules": [
             {"key": variant.key, "name": variant.name, "rules": variant.to_dict()}
         ] if variant.key.startswith(HOUSE_PREFIX) else [],
-        "games": games,
+        "games": [],
     }
 
 
@@ -88,12 +95,14 @@ def _game_entry(game, variant: rules.Variant, started: datetime) -> dict:
             "position": position, "number": number, "dealer": dealer, "recorded_at": at.isoformat(), "version": 1,
             "results": [
                 {
-                    "player": game.names[hand.player_id], "buys": 0, "laid_down": hand.laid_down,
+                    "player": game.names[seat], "buys": 0, "laid_down": hand.laid_down,
                     "went_out": hand.went_out, "cards": "", "hand_total": hand.hand_total,
-                    "bonus_code": hand.bonus_code,
-                    "bonus": rules.hand_score(variant, hand, number)[1], "points": points[hand.player_id],
+                    "bonus_code": hand.bonus_code, "points": points[seat],
+                    "bonus": rules.hand_score(variant, rules.Hand(seat, hand.went_out, hand.laid_down,
+                                                                  hand_total=hand.hand_total,
+                                                                  bonus_code=hand.bonus_code), number)[1],
                 }
-                for hand in paper.hands
+                for seat, hand in enumerate(paper)
             ],
         })
     return {

@@ -12,7 +12,7 @@ from wtforms import HiddenField, SelectField
 from ..families import family_players
 from ..house_rules.service import family_variants
 from ..web.access import current_family
-from . import sheets
+from . import previews, sheets
 from .checks import TransferError
 from .sheet_import import Preview, import_sheet, preview
 from .views import WEB_LIMITS, bp
@@ -39,9 +39,9 @@ class SheetForm(_RulesForm):
 
 
 class CheckForm(_RulesForm):
-    """The preview's form: the sheet's cells travel with it, so nothing is kept on the server."""
+    """The preview's form: the token of the sheet's cells, kept on the server (``previews``)."""
 
-    cells = HiddenField()
+    token = HiddenField()
 
 
 @bp.route("/import/sheet", methods=["GET", "POST"])
@@ -49,13 +49,14 @@ def sheet_upload():
     """Step 1: the file and its rules."""
     form = SheetForm()
     if form.validate_on_submit():
+        family = current_family()
         try:
-            cells = sheets.read_cells(form.file.data.read())
+            cells = sheets.read_cells(form.file.data.stream)
         except TransferError as error:
             form.file.errors.append(str(error))
         else:
-            check = CheckForm(formdata=None, rules=form.rules.data, cells=sheets.pack(cells))
-            return _preview_page(check, preview(current_family(), cells, form.variants[form.rules.data]))
+            check = CheckForm(formdata=None, rules=form.rules.data, token=previews.keep(family.id, cells))
+            return _preview_page(check, preview(family, cells, form.variants[form.rules.data]))
     return render_template("transfer/sheet.html", form=form)
 
 
@@ -66,16 +67,17 @@ def sheet_check():
     if not form.validate_on_submit():
         flash("The preview had expired or was incomplete; choose the file again.", "error")
         return redirect(url_for("transfer.sheet_upload"))
+    family, token = current_family(), form.token.data or ""
     try:
-        cells = sheets.unpack(form.cells.data or "")
+        cells = previews.load(family.id, token)
     except TransferError as error:
         flash(str(error), "error")
-        return redirect(url_for("transfer.sheet_upload"))
-    family = current_family()
+        return redirect(url_for("transfer.sheet_upload" if error.args[0] != previews.BUSY else "history.index"))
     # Names the sheet does not hold, or players the family does not have, are left out by ``preview``.
     mapping = {key[4:]: value for key, value in request.form.items() if key.startswith("map:") and value}
     answers = {key[4:]: value for key, value in request.form.items() if key.startswith("out:") and value}
     found = preview(family, cells, form.variants[form.rules.data], mapping, answers)
+    del cells  # the import needs only what the preview read from them
     if request.form.get("action") != "import" or not found.sheet.ready:
         return _preview_page(form, found, mapping, answers)
     if len(found.sheet.games) > WEB_LIMITS.games:
@@ -83,7 +85,20 @@ def sheet_check():
               f"({WEB_LIMITS.games:,} at most). Import it on the server with the command line, which has no time "
               f"limit: flask --app scorekeeper import-sheet FILE --rules {form.rules.data}", "error")
         return _preview_page(form, found, mapping, answers)
-    added, skipped = import_sheet(family, found.sheet)
+    try:
+        previews.claim(token)
+    except TransferError as error:
+        flash(str(error), "error")
+        return redirect(url_for("history.index"))
+    imported = False
+    try:
+        added, skipped = import_sheet(family, found.sheet)
+        imported = True
+    except TransferError as error:
+        flash(f"Nothing was imported: {error}", "error")
+        return _preview_page(form, found, mapping, answers)
+    finally:
+        previews.release(token, imported)
     flash(f"Imported {added} game{'' if added == 1 else 's'} from the sheet; "
           f"{skipped} {'was' if skipped == 1 else 'were'} already here.", "success")
     return redirect(url_for("history.index"))

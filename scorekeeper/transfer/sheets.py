@@ -6,129 +6,166 @@ The file's kind is told from its first bytes, not its name: a phone may rename w
 
 from __future__ import annotations
 
-import base64
+import codecs
 import csv
 import io
-import json
 import zipfile
-import zlib
-from datetime import date, datetime
+from collections.abc import Iterator
+from typing import IO
 
 from .. import rules
 from ..rules.paper import going_out_scores
 from .checks import TransferError
+from .export import safe_cell
+from .limits import (
+    MOST_CELL_CHARS,
+    MOST_COLUMNS,
+    MOST_ROW_CHARS,
+    MOST_ROWS,
+    MOST_TEXT,
+    SAVE_AS,
+    too_long,
+    too_many_rows,
+)
+from .workbook import Cell, workbook_cells
 
-Cell = str | int | float | date | None
-MOST_ROWS = 60_000  # about 15,000 games of four: more than any family's paper past
-MOST_COLUMNS = 40  # date, player, notes, a total and up to 36 rounds
-CELLS_LIMIT = 32 * 1024 * 1024  # what carried cells may unpack to
+__all__ = ["Cell", "MOST_COLUMNS", "MOST_ROWS", "read_cells", "safe_cell", "template_csv", "template_xlsx"]
 OLD_EXCEL = b"\xd0\xcf\x11\xe0"
-SAVE_AS = "Save it as .xlsx (Excel workbook) or .csv and choose that file."
+BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
 
-def read_cells(data: bytes) -> list[list[Cell]]:
+def read_cells(source: bytes | IO[bytes]) -> list[list[Cell]]:
     """The first sheet's rows, as cells: text, numbers and dates (from .xlsx) as they are.
 
-    ``TransferError`` says why a file cannot be read.
+    ``source`` is the file's bytes or a seekable binary file; it is read as it streams, every
+    limit (``transfer.limits``) applied before or while unpacking. ``TransferError`` says why a
+    file cannot be read.
     """
-    if not data.strip():
+    stream = io.BytesIO(source) if isinstance(source, bytes) else source
+    head = stream.read(8)
+    stream.seek(0)
+    if not head:
         raise TransferError("The file is empty.")
-    if data.startswith(OLD_EXCEL):
+    if head.startswith(OLD_EXCEL):
         raise TransferError(f"This is an old Excel file (.xls), which cannot be read here. {SAVE_AS}")
-    if data.startswith(b"PK"):
-        return _workbook_cells(data)
-    return _csv_cells(data)
+    if head.startswith(b"PK"):
+        rows = _workbook_rows(stream)
+    else:
+        rows = _csv_cells(stream)
+    if not any(cell.strip() if isinstance(cell, str) else cell is not None for row in rows for cell in row):
+        raise TransferError("The file is empty.")
+    return rows
 
 
-def _workbook_cells(data: bytes) -> list[list[Cell]]:
+def _workbook_rows(stream: IO[bytes]) -> list[list[Cell]]:
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = set(archive.namelist())
-            if "mimetype" in names and b"opendocument" in archive.read("mimetype"):
+        with zipfile.ZipFile(stream) as archive:
+            names = {info.filename for info in archive.infolist()[:2000]}
+            if "mimetype" in names and b"opendocument" in archive.open("mimetype").read(100):
                 raise TransferError(f"This is an OpenDocument spreadsheet (.ods), which cannot be read here. {SAVE_AS}")
-    except zipfile.BadZipFile:
+            if "xl/workbook.xml" not in names:
+                raise TransferError(f"This is not an Excel workbook. {SAVE_AS}")
+            return workbook_cells(archive)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as error:
+        if isinstance(error, TransferError):
+            raise
         raise TransferError(f"This file is damaged or not a spreadsheet. {SAVE_AS}") from None
-    if "xl/workbook.xml" not in names:
-        raise TransferError(f"This is not an Excel workbook. {SAVE_AS}")
-    from openpyxl import load_workbook  # only an .xlsx import pays for loading it
 
+
+def _encoding(stream: IO[bytes]) -> str:
+    """How a text file is written: a byte order mark says it (Excel's "Unicode text" is UTF-16),
+    else UTF-8 if every byte of it is, else the Windows code page an older Excel writes."""
+    head = stream.read(64)
+    stream.seek(0)
+    for bom, name in BOMS:
+        if head.startswith(bom):
+            return name
+    if len(head) >= 4 and head[1::2].count(0) * 2 > len(head) // 2 and 0 not in head[0::2]:
+        return "utf-16-le"
+    if len(head) >= 4 and head[0::2].count(0) * 2 > len(head) // 2 and 0 not in head[1::2]:
+        return "utf-16-be"
+    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except Exception as error:  # openpyxl raises many kinds for a damaged workbook
-        raise TransferError(f"This workbook cannot be read ({type(error).__name__}). {SAVE_AS}") from None
-    try:
-        rows = []
-        # Cells are read lazily, so a damaged cell shows only here.
-        for row in book.worksheets[0].iter_rows(values_only=True, max_col=MOST_COLUMNS):
-            rows.append([_workbook_value(value) for value in row])
-            if len(rows) > MOST_ROWS:
-                raise TransferError(_too_many())
-        return rows
-    except TransferError:
-        raise
-    except Exception as error:  # openpyxl raises many kinds for a damaged cell
-        raise TransferError(f"This workbook cannot be read ({type(error).__name__}). {SAVE_AS}") from None
-    finally:
-        book.close()
-
-
-def _workbook_value(value) -> Cell:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, (str, int, float, date)) or value is None:
-        return value
-    return str(value)  # a time or a formula's error: shown as written, refused where it matters
-
-
-def _csv_cells(data: bytes) -> list[list[Cell]]:
-    try:
-        text = data.decode("utf-8-sig")  # Excel writes a byte order mark before UTF-8
+        while chunk := stream.read(1024 * 1024):
+            decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+        return "utf-8"
     except UnicodeDecodeError:
-        text = data.decode("cp1252", errors="replace")  # an older Excel's "CSV" on Windows
-    if "\x00" in text:
-        raise TransferError(f"This is not a text file. {SAVE_AS}")
-    lines = text.splitlines()
-    first = next((line for line in lines if line.strip()), "")
-    # Spreadsheets where the comma is the decimal mark write semicolons between cells.
-    delimiter = max(";,\t", key=first.count)
-    rows = []
+        return "cp1252"
+    finally:
+        stream.seek(0)
+
+
+class _Lines:
+    """A text file's lines for ``csv.reader``, each one's length capped before it is kept, and the
+    characters of the row being read counted (a quoted cell may run over many lines)."""
+
+    def __init__(self, text: IO[str]):
+        self.text = text
+        self.number = 0  # lines read
+        self.row_chars = 0
+
+    def __iter__(self) -> Iterator[str]:
+        return self
+
+    def __next__(self) -> str:
+        line = self.text.readline(MOST_ROW_CHARS + 1)
+        if not line:
+            raise StopIteration
+        self.number += 1
+        self.row_chars += len(line)
+        if self.row_chars > MOST_ROW_CHARS:
+            raise TransferError(f"Row {self.number} of the file is longer than {MOST_ROW_CHARS:,} characters; "
+                                "a row of a score sheet needs far fewer.")
+        if "\x00" in line:
+            raise TransferError(f"This is not a text file. {SAVE_AS}")
+        return line
+
+
+def _csv_cells(stream: IO[bytes]) -> list[list[Cell]]:
+    encoding = _encoding(stream)
+    # Universal newlines: Excel's "CSV (Macintosh)" ends its lines with a carriage return alone.
+    text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline=None)
     try:
-        for row in csv.reader(io.StringIO(text), delimiter=delimiter):
-            rows.append([cell or None for cell in row[:MOST_COLUMNS]])
+        return _csv_rows(_Lines(text))
+    except UnicodeError:
+        raise TransferError(f"This is not a text file. {SAVE_AS}") from None
+    finally:
+        text.detach()  # the upload stays open for whoever owns it
+
+
+def _csv_rows(lines: _Lines) -> list[list[Cell]]:
+    ahead = []
+    for line in lines:  # spreadsheets where the comma is the decimal mark write semicolons between cells
+        ahead.append(line)
+        lines.row_chars = 0
+        if line.strip() or len(ahead) > MOST_ROWS:
+            break
+    delimiter = max(";,\t", key=ahead[-1].count) if ahead else ","
+    reader = csv.reader(_chain(ahead, lines), delimiter=delimiter)
+    rows: list[list[Cell]] = []
+    total = 0
+    try:
+        for row in reader:
+            lines.row_chars = 0
+            kept = [cell or None for cell in row[:MOST_COLUMNS]]
+            for cell in kept:
+                if cell and len(cell) > MOST_CELL_CHARS:
+                    raise TransferError(f"This CSV file cannot be read: {too_long(len(rows) + 1)}")
+                total += len(cell or "")
+            if total > MOST_TEXT:
+                raise TransferError(f"The file holds more than {MOST_TEXT:,} characters; split it into smaller files.")
+            rows.append(kept)
             if len(rows) > MOST_ROWS:
-                raise TransferError(_too_many())
+                raise TransferError(too_many_rows())
     except csv.Error as error:  # a cell of more than 131,072 characters, among others
         raise TransferError(f"This CSV file cannot be read ({error}). {SAVE_AS}") from None
     return rows
 
 
-def _too_many() -> str:
-    return f"The sheet has more than {MOST_ROWS:,} rows; split it into smaller files."
-
-
-def pack(cells: list[list[Cell]]) -> str:
-    """The cells as one short text to carry from the preview to the import, in a form field."""
-    text = json.dumps(cells, default=lambda d: {"date": d.isoformat()}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(zlib.compress(text.encode(), 6)).decode()
-
-
-def unpack(packed: str) -> list[list[Cell]]:
-    """The cells ``pack`` carried; ``TransferError`` if the text was changed on the way."""
-    try:
-        inflate = zlib.decompressobj()
-        text = inflate.decompress(base64.urlsafe_b64decode(packed.encode()), CELLS_LIMIT)
-        if inflate.unconsumed_tail or not inflate.eof:
-            raise ValueError("too large, or cut short")
-        cells = json.loads(text, object_hook=lambda d: date.fromisoformat(d["date"]))
-    except (ValueError, TypeError, KeyError, zlib.error, RecursionError):
-        raise TransferError("The sheet was lost on the way; choose the file again.") from None
-    if not isinstance(cells, list) or not all(isinstance(row, list) for row in cells):
-        raise TransferError("The sheet was lost on the way; choose the file again.")
-    # A NUL, which no text in the database may hold, cannot come from a file: only from a changed field.
-    return [[c.replace("\x00", "") if isinstance(c, str) else c if isinstance(c, (int, float, date)) or c is None
-             else str(c) for c in row] for row in cells]
+def _chain(ahead: list[str], rest: _Lines) -> Iterator[str]:
+    yield from ahead
+    yield from rest
 
 
 def template_header(variant: rules.Variant) -> list[str]:
@@ -144,7 +181,7 @@ def _printable(text: str) -> str:
 def template_csv(variant: rules.Variant) -> bytes:
     """A blank sheet for ``variant`` as CSV, with a byte order mark so Excel reads it as UTF-8."""
     out = io.StringIO()
-    csv.writer(out).writerow(template_header(variant))
+    csv.writer(out).writerow([safe_cell(title) for title in template_header(variant)])
     return ("\ufeff" + out.getvalue()).encode()
 
 
@@ -156,7 +193,7 @@ def template_xlsx(variant: rules.Variant) -> bytes:
     book = Workbook()
     sheet = book.active
     sheet.title = "Games"
-    sheet.append(template_header(variant))
+    _append_text(sheet, template_header(variant))
     for cell in sheet[1]:
         cell.font = Font(bold=True)
     sheet.freeze_panes = "C2"
@@ -164,11 +201,20 @@ def template_xlsx(variant: rules.Variant) -> bytes:
     sheet.column_dimensions["B"].width = 14
     help_sheet = book.create_sheet("How to fill it in")
     for line in how_to_fill(variant):
-        help_sheet.append([line])
+        _append_text(help_sheet, [line])
     help_sheet.column_dimensions["A"].width = 100
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
+
+
+def _append_text(sheet, texts: list[str]) -> None:
+    """A row of text cells. openpyxl writes a text starting with ``=`` as a formula, which a house
+    rules' name could make run when the file is opened (rules files travel between families): every
+    cell is written as text, and one that starts like a formula (= + - @) is quoted with a ' too."""
+    sheet.append([safe_cell(text) for text in texts])
+    for cell in sheet[sheet.max_row]:
+        cell.data_type = "s"
 
 
 def how_to_fill(variant: rules.Variant) -> list[str]:

@@ -61,6 +61,15 @@ def current_family() -> Family:
     return sole_family()
 
 
+def is_member() -> bool:
+    """Whether the signed-in member belongs to the family this page is about: not so for a member of
+    another family who opened a score keeper's link, who sees that game only, as anyone with the link."""
+    if not (has_request_context() and current_user.is_authenticated):
+        return False
+    link = g.get("keeper_link")
+    return link is None or current_user.family_id == link.game.family_id
+
+
 def acting_person(family_id: int) -> Member | str:
     """Who is changing the family's game, for its change history: a member, or a score keeper's link."""
     if current_user.is_authenticated and current_user.family_id == family_id:
@@ -82,6 +91,7 @@ def family_get_or_404(model, ident: int, *options):
 
 
 def init_app(app) -> None:
+    app.jinja_env.globals["is_member"] = is_member
     # Flask's own static view is public: wrap it to carry the mark.
     static = app.view_functions.get("static")
     if static is not None:

@@ -26,10 +26,9 @@ from pathlib import Path
 
 from flask import Flask, current_app, g, make_response, request, session
 from flask.globals import request_ctx
-from flask_login import current_user
 from flask_wtf.csrf import generate_csrf
 
-from .access import current_family
+from .access import current_family, is_member
 
 COMPRESSIBLE = {"text/html", "text/css", "text/javascript", "application/javascript", "application/json",
                 "image/svg+xml", "text/csv", "text/plain"}
@@ -124,7 +123,7 @@ def cached_page(view):
 
 def _page_key(family) -> str:
     """What a cached page depends on: the family's data, the address and who is looking."""
-    viewer = "member" if current_user.is_authenticated else "keeper"
+    viewer = "member" if is_member() else "keeper"
     raw = f"{STARTED}|{family.id}|{family.version}|{viewer}|{request.full_path}"
     return hashlib.sha256(raw.encode()).hexdigest()[:32]
 

@@ -4,13 +4,12 @@ abandoning or deleting a game."""
 from __future__ import annotations
 
 from flask import flash, redirect, render_template, request, url_for
-from flask_login import current_user
 
 from ...families import RuleError
 from ...history import ratings
 from ...history.charts import line_chart
 from ...rules.ratings import MEANING
-from ...web.access import acting_person, keeper_page
+from ...web.access import acting_person, is_member, keeper_page
 from ...web.page_cache import cached_page
 from .. import service as games
 from ..chances import chances_for
@@ -48,8 +47,8 @@ def standings(game_id: int):
         chances=chances_for(game),
         rating_changes=ratings.game_changes(game.id) if table.finished else {},
         rating_meaning=MEANING,
-        # A score keeper's link sees its one game: the family's records stay with its members.
-        recap=night_recap(game, with_records=current_user.is_authenticated) if table.finished else None,
+        # A score keeper's link sees its one game, whoever is signed in: the records stay with the family.
+        recap=night_recap(game, with_records=is_member()) if table.finished else None,
     )
 
 
