@@ -1755,6 +1755,7 @@ KEEPER_ROUTES = (  # (method, path, a page a score keeper's link opens for its o
     ("GET", "/games/{game}/rounds/{number}/score", True), ("POST", "/games/{game}/rounds/{number}/score", True),
     ("POST", "/games/{game}/rounds/{number}/buy", True), ("POST", "/games/{game}/rounds/{number}/unbuy", True),
     ("POST", "/games/{game}/rounds/{number}/down", True), ("POST", "/games/{game}/undo", True),
+    ("POST", "/games/{game}/actions", True), ("GET", "/games/{game}/state", True), ("GET", "/games/{game}/plan", True),
     ("GET", "/games/{game}/share", False), ("POST", "/games/{game}/share", False),
     ("POST", "/games/{game}/share/{link}/revoke", False), ("GET", "/games/{game}/abandon", False),
     ("POST", "/games/{game}/abandon", False), ("GET", "/games/{game}/delete", False),

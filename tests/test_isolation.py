@@ -273,6 +273,7 @@ class Call:
     foreign: bool = False  # the URL names one of Fairweather's ids: 404 expected
     upload: bytes | None = None  # sent as the form's ``file``
     shows: str | None = None  # text jones's answer must hold (his own data, so the page is not empty)
+    json: dict | None = None  # sent as a JSON body (a phone's queued action)
 
     def __str__(self) -> str:
         return f"{self.method} {self.url}" + (f" {self.data}" if self.data else "")
@@ -407,6 +408,23 @@ ROUTES: dict[str, Route] = {
         # jones's own grid, saying Fairweather's Zebediah went out: refused, nothing stored.
         own("POST", f"/games/{w.jones_game}/paper", {"v-2": "0", "out-2": str(w.players["Zebediah"]),
                                                      f"r2-p{w.players['Zebediah']}": "0"}, shows="Jasper")]),
+    # The phone's side: an action sent to another family's game is a 404, as every page of it is.
+    "games.act": route("/games/<int:game_id>/actions", "POST", lambda w: [
+        # What tester's own phone could send (a Down in the game being played, an undo of the finished
+        # game's last round), so a 404 for jones proves something.
+        Call("POST", f"/games/{w.games['in_progress']}/actions", foreign=True, json={
+            "id": "isolation-down", "kind": "down", "round": w.numbers(w.games["in_progress"])[-1], "base": 0,
+            "laid_down": True, "player": next(iter(player_ids(w.app, w.games["in_progress"]).values()))}),
+        Call("POST", f"/games/{w.games['finished']}/actions", foreign=True, json={
+            "id": "isolation-undo", "kind": "undo", "round": w.last_scored(w.games["finished"]),
+            "base": next(v for n, v, _ in w.rounds(w.games["finished"]) if n == w.last_scored(w.games["finished"]))}),
+        Call("POST", f"/games/{w.jones_game}/actions", json={
+            "id": "isolation-jones", "kind": "down", "round": w.numbers(w.jones_game)[-1], "base": 0,
+            "laid_down": True, "player": next(iter(w.jones_players.values()))})]),
+    "games.state": route("/games/<int:game_id>/state", "GET", lambda w: each_game(w, "GET", path="/state") + [
+        own("GET", f"/games/{w.jones_game}/state")]),
+    "games.plan": route("/games/<int:game_id>/plan", "GET", lambda w: each_game(w, "GET", path="/plan") + [
+        own("GET", f"/games/{w.jones_game}/plan", shows="Jasper")]),
     "games.standings": route("/games/<int:game_id>/standings", "GET", lambda w: each_game(
         w, "GET", path="/standings") + [own("GET", f"/games/{w.jones_game}/standings", shows="Jasper")]),
     "games.undo": route("/games/<int:game_id>/undo", "POST", lambda w: each_game(
@@ -526,6 +544,8 @@ def send(app, username: str, call: Call, *, follow: bool = False):
     data = dict(call.data or {})
     if call.upload is not None:
         data["file"] = (io.BytesIO(call.upload), "export.json")
+    if call.json is not None:
+        return client.open(call.url, method=call.method, json=call.json, follow_redirects=follow)
     return client.open(call.url, method=call.method, data=data or None, follow_redirects=follow)
 
 
