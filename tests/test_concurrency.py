@@ -126,8 +126,11 @@ class Phone:
         self.cookies: dict[str, str] = {}
         self.csrf = ""
 
+    def connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+
     def request(self, method: str, path: str, form: dict | None = None, headers: dict | None = None) -> Reply:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        connection = self.connection()
         headers = dict(headers or {})
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
