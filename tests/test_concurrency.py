@@ -142,6 +142,7 @@ class Phone:
             connection.request(method, path, body, headers)
             response = connection.getresponse()
             data = response.read().decode()
+            self.headers_seen = response.headers
             for header in response.headers.get_all("Set-Cookie") or []:
                 name, _, rest = header.partition("=")
                 self.cookies[name] = rest.split(";")[0]

@@ -335,7 +335,7 @@ def test_the_set_up_page_offers_the_family_certificate_and_the_steps_for_iphone_
     page = visitor.get("/phone", base_url=f"http://{LAN}:8001")
     text = text_of(page)
     assert page.status_code == 200
-    assert "1. Download the certificate" in text and certificates.fingerprint(ca) in text
+    assert "Download the certificate" in text and certificates.fingerprint(ca) in text
     assert "Certificate Trust Settings" in text and "Install a certificate" in text and "CA certificate" in text
     assert f'href="https://{LAN}:8000/phone"' in page.text  # "Check this phone": the same page, over HTTPS
     for src in re.findall(r'(?:src|href)="([^"]+)"', page.text):

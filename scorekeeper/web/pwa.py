@@ -12,7 +12,7 @@ from .access import public
 bp = Blueprint("pwa", __name__)
 
 # Files every page needs, kept on the phone when the service worker installs.
-SHELL = ("app.css", "app.js", "favicon.svg", "icon-192.png", "icon-512.png")
+SHELL = ("app.css", "app.js", "js/https_hint.js", "favicon.svg", "icon-192.png", "icon-512.png")
 
 
 def _shell_urls() -> list[str]:
