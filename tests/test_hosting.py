@@ -135,6 +135,8 @@ def test_the_computer_s_certificate_is_made_again_when_its_address_changes_or_it
     assert certificates.ensure_server_certificate(files, ca, NAME, ["192.168.1.31"])
     moved = x509.load_pem_x509_certificate(files.cert.read_bytes())
     _verify(ca, moved, "192.168.1.31")
+    files.key.write_bytes(certificates._key_pem(ec.generate_private_key(ec.SECP256R1())))  # a crash between the two
+    assert certificates.ensure_server_certificate(files, ca, NAME, ["192.168.1.31"])
     later = certificates._now() + timedelta(days=370)
     monkeypatch.setattr(certificates, "_now", lambda: later)
     assert certificates.ensure_server_certificate(files, ca, NAME, ["192.168.1.31"])
@@ -380,7 +382,7 @@ def test_every_page_carries_the_plain_http_hint_hidden_for_the_script_to_show(cl
 def test_the_plain_http_port_serves_the_set_up_page_and_sends_everything_else_to_https(served_https):
     app, _ = served_https
     plain = Client(redirect_to_https(app, 8000, lambda: LAN))
-    for path in ("/", "/games/new?variant=family-7", "/login"):
+    for path in ("/", "/games/new?variant=family-7", "/login", "/phonebook"):
         response = plain.get(path, headers={"Host": "kitchen.local:8001"})
         assert response.status_code == 302
         assert response.headers["Location"] == f"https://kitchen.local:8000{path}"
@@ -479,3 +481,11 @@ def test_a_new_address_is_followed_by_the_links_and_a_certificate_naming_it(serv
         x509.SubjectAlternativeName).value
     assert "192.168.1.31" in {str(a) for a in names.get_values_for_type(x509.IPAddress)}
     assert serve_app.config["LAN_ADDRESSES"] == ["192.168.1.31"]
+
+
+@pytest.mark.parametrize("host, ok", [("192.168.1.20", True), ("10.1.2.3", True), ("172.31.0.1", True),
+                                      ("172.32.0.1", False), ("100.64.3.4", False), ("203.0.113.9", False),
+                                      ("fd12::1", True), ("2001:db8::1", False), ("kitchen.local", True),
+                                      ("localhost", True), ("local.example.org", False), ("notlocal", False)])
+def test_what_the_family_authority_may_name(host, ok):
+    assert certificates.permitted(host) is ok

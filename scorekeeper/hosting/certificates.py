@@ -65,9 +65,12 @@ def tls_files(instance_path: str | Path) -> TlsFiles:
     return TlsFiles(Path(instance_path) / "tls")
 
 
-def permitted(address: str) -> bool:
-    """Whether the authority may vouch for this address (see ``PERMITTED_NETWORKS``)."""
-    ip = ipaddress.ip_address(address)
+def permitted(host: str) -> bool:
+    """Whether the authority may vouch for this address or name (``PERMITTED_NETWORKS``, ``PERMITTED_NAMES``)."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return any(host == name or host.endswith(f".{name}") for name in PERMITTED_NAMES)
     return any(ip in network for network in PERMITTED_NETWORKS)
 
 
@@ -154,16 +157,19 @@ def wanted_names(local_name: str | None, addresses: list[str]) -> list[x509.Gene
 
 
 def _current(files: TlsFiles, ca: x509.Certificate, names: list[x509.GeneralName]) -> bool:
-    """Whether the server certificate on disk is this authority's, for these names, and not near its end."""
+    """Whether the server certificate on disk is this authority's, with its key, for these names, and not near
+    its end."""
     if not (files.cert.exists() and files.key.exists()):
         return False
     try:
         cert = x509.load_pem_x509_certificate(files.cert.read_bytes())
         cert.verify_directly_issued_by(ca)
         alt = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        key = serialization.load_pem_private_key(files.key.read_bytes(), password=None)
     except (ValueError, TypeError, x509.InvalidSignature, x509.ExtensionNotFound):
         return False
-    return set(alt) == set(names) and cert.not_valid_after_utc - _now() > RENEW_BEFORE
+    return (key.public_key() == cert.public_key() and set(alt) == set(names)
+            and cert.not_valid_after_utc - _now() > RENEW_BEFORE)
 
 
 def ensure_server_certificate(files: TlsFiles, ca: x509.Certificate, local_name: str | None,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import click
 import segno
+from cryptography import x509
 from flask import Flask, current_app
 from flask.cli import ScriptInfo, with_appcontext
 
@@ -118,7 +119,7 @@ def banner(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def _certificate(app: Flask) -> tuple[certificates.TlsFiles, object, bool]:
+def _certificate(app: Flask) -> tuple[certificates.TlsFiles, x509.Certificate, bool]:
     """The family's authority and this computer's certificate, made or renewed as needed:
     (files, authority, whether the server certificate was made now). It names the computer's
     ``NAME.local`` and addresses whatever ``--host`` is, so the files fit every way of serving."""

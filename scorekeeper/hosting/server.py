@@ -29,7 +29,7 @@ from .addresses import hostname_of, with_port
 
 THREADS = 16
 HEADER_LIMIT = 64 * 1024  # request line and headers; cheroot's default is unlimited
-PLAIN_HTTP_PATHS = ("/phone", "/static/")  # what the plain-HTTP port serves itself
+PLAIN_HTTP_PATHS = ("/phone/", "/static/")  # with /phone itself, what the plain-HTTP port serves
 
 
 class _TlsAdapter(BuiltinSSLAdapter):
