@@ -419,7 +419,7 @@ def test_serve_prints_the_phones_addresses_a_qr_code_and_the_set_up_code(serve_a
     out = result.output
     assert f"  http://{LAN}:{port}\n  http://203.0.113.9:{port}\n  http://{NAME}:{port}\n" in out
     assert f"On this computer: http://localhost:{port}" in out
-    assert "▀" in out or "▄" in out  # the QR code, in block characters
+    assert serve._qr(f"http://{LAN}:{port}/") in out  # the QR code of the first address, in block characters
     code = re.search(r"Set-up code for the first visit: (\d{4}-\d{4})", out).group(1)
     assert serve_app.config["SETUP_CODE"] == code and out.count(code) == 1
     assert code not in caplog.text  # only on the terminal, never in a log
@@ -437,7 +437,7 @@ def test_serve_https_makes_the_family_authority_and_points_the_qr_code_at_the_se
     out = result.output
     assert f"  https://{LAN}:{port}\n  https://{NAME}:{port}\n" in out
     assert "203.0.113.9 is not a home-network address" in out
-    assert f"open http://{LAN}:{http_port}/phone" in out
+    assert f"open http://{LAN}:{http_port}/phone" in out and serve._qr(f"http://{LAN}:{http_port}/phone") in out
     assert certificates.fingerprint(ca) in out and str(files.ca_cert) in out
     assert serve_app.config["SESSION_COOKIE_SECURE"] and serve_app.config["REMEMBER_COOKIE_SECURE"]
     assert serve_app.config["LAN_ADDRESSES"] == [LAN]

@@ -94,6 +94,7 @@ def test_a_phone_trusting_the_family_authority_gets_a_secure_context_offline_cop
     page.get_by_label("Username").fill("ann")
     page.get_by_label("Password", exact=True).fill("shuffle the decks")
     page.get_by_label("Password again").fill("shuffle the decks")
+    shot(page, "welcome-with-set-up-code")
     page.get_by_role("button", name="Start").click()
     expect(page.get_by_role("heading", name="The Parkers")).to_be_visible()
     assert page.evaluate("navigator.serviceWorker.ready.then(() => true)")
