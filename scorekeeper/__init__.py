@@ -69,6 +69,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         REMEMBER_COOKIE_DURATION=timedelta(days=90),  # phones stay signed in for weeks
         HTTPS=False,  # True when served over HTTPS: cookies are then sent only over it
         PROXIES=0,  # reverse proxies in front of the app, whose X-Forwarded-* headers to trust
+        PUBLIC_URL=None, SETUP_CODE=None,  # see hosting.addresses.base_url and accounts.forms (set by ``serve``)
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -85,6 +86,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .accounts import views as accounts
     from .games import views as games
     from .history import views as history
+    from .hosting import views as hosting
     from .house_rules import views as house_rules
     from .printing import views as printing
     from .sharing import views as sharing
@@ -95,9 +97,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     db.init_app(app)
     csrf.init_app(app)
     accounts.init_app(app)
-    for blueprint in (
-        home.bp, accounts.bp, games.bp, printing.bp, sharing.bp, history.bp, transfer.bp, house_rules.bp, pwa.bp
-    ):
+    for blueprint in (home.bp, accounts.bp, games.bp, printing.bp, sharing.bp, history.bp, transfer.bp,
+                      house_rules.bp, pwa.bp, hosting.bp):
         app.register_blueprint(blueprint)
     access.init_app(app)
     app.jinja_env.globals["preset_keys"] = frozenset(rules.VARIANTS)  # their rules pages are public

@@ -1,4 +1,5 @@
-"""Command line: score sheets, rule cards, export and import, demo games, recounting, backups."""
+"""Command line: serving (``hosting.serve``), score sheets, rule cards, export and import, demo games,
+recounting, backups."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .extensions import db
 from .families import RuleError, commit_for, sole_family
 from .history import kept, ratings
 from .history.seasons import Period, parse_period
+from .hosting.serve import serve_command
 from .house_rules.service import family_variants
 from .models import Family, Game
 from .printing import documents as printing
@@ -289,6 +291,6 @@ def backup_command(output):
 
 
 def init_app(app) -> None:
-    for command in (sheet_command, rulecard_command, booklet_command, export_command, import_command,
+    for command in (serve_command, sheet_command, rulecard_command, booklet_command, export_command, import_command,
                     import_sheet_command, seed_demo_command, recount_command, backup_command):
         app.cli.add_command(command)

@@ -7,7 +7,7 @@ tables of the first migration and no version, so it is marked as being at that m
 
 from __future__ import annotations
 
-import fcntl
+import sys
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -65,12 +65,34 @@ def _upgrade_lock():
     if lock_path is None:
         yield
         return
-    with open(lock_path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    with open(lock_path, "w") as handle, _locked(handle):
+        yield
+
+
+@contextmanager
+def _locked(handle):
+    """An exclusive lock on an open file: ``flock`` on Linux and macOS, ``msvcrt`` on Windows."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        while True:
+            try:
+                msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+                break
+            except OSError:
+                continue  # it gives up after 10 s; the other process is still upgrading
         try:
             yield
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def init_app(app) -> None:

@@ -128,8 +128,11 @@ class Phone:
         self.cookies: dict[str, str] = {}
         self.csrf = ""
 
+    def connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+
     def request(self, method: str, path: str, form: dict | None = None, headers: dict | None = None) -> Reply:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        connection = self.connection()
         headers = dict(headers or {})
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
@@ -141,6 +144,7 @@ class Phone:
             connection.request(method, path, body, headers)
             response = connection.getresponse()
             data = response.read().decode()
+            self.headers_seen = response.headers
             for header in response.headers.get_all("Set-Cookie") or []:
                 name, _, rest = header.partition("=")
                 self.cookies[name] = rest.split(";")[0]

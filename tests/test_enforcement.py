@@ -246,7 +246,7 @@ def keeper_link(client, game_id: int) -> str:
     """A score keeper's link made on the share page, as its path."""
     page = client.post(f"/games/{game_id}/share", data={"kind": "keep"}, follow_redirects=True)
     assert page.status_code == 200, text_of(page)
-    (path,) = set(re.findall(r'value="http://localhost(/keep/[^"]+)"', page.text))
+    (path,) = set(re.findall(r'value="https?://[^/"]+(/keep/[^"]+)"', page.text))
     return path
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import gzip
 import io
 import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -38,6 +39,7 @@ from sqlalchemy import select
 from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.history.models import KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak, KeptYear
+from scorekeeper.hosting import certificates
 from scorekeeper.models import (
     Family,
     Game,
@@ -320,6 +322,14 @@ def signup_data(family_name: str, username: str) -> dict[str, str]:
     return {"family_name": family_name, "username": username, "password": TEST_PASSWORD, "confirm": TEST_PASSWORD}
 
 
+def family_certificate(w: World, path: str) -> list[Call]:
+    """As under ``serve --https``: the family's authority, in a folder of the test's own."""
+    w.app.instance_path = tempfile.mkdtemp(prefix="scorekeeper-isolation-")
+    certificates.ensure_ca(certificates.tls_files(w.app.instance_path), "kitchen.local")
+    w.app.config.update(SERVE_PORT=8000, SERVE_HTTP_PORT=8001)
+    return [own("GET", path)]
+
+
 @dataclass(frozen=True)
 class Route:
     rule: str
@@ -339,6 +349,8 @@ ROUTES: dict[str, Route] = {
     "pwa.service_worker": route("/sw.js", "GET", lambda w: [own("GET", "/sw.js")]),
     "pwa.manifest": route("/manifest.webmanifest", "GET", lambda w: [own("GET", "/manifest.webmanifest")]),
     "pwa.offline": route("/offline", "GET", lambda w: [own("GET", "/offline")]),
+    "hosting.phone": route("/phone", "GET", lambda w: [own("GET", "/phone")]),
+    "hosting.ca_certificate": route("/phone/ca.crt", "GET", lambda w: family_certificate(w, "/phone/ca.crt")),
     # A link's token is the key to its one game, for whoever holds it: jones opens his own.
     "sharing.board": route("/live/<token>", "GET", lambda w: [own("GET", f"/live/{w.jones_links['view']}", shows="Jasper")]),
     "sharing.board_state": route("/live/<token>/board", "GET", lambda w: [

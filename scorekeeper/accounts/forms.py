@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import hmac
+import re
+
+from flask import current_app
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, PasswordField, StringField
 from wtforms.validators import DataRequired, EqualTo, InputRequired, Length, ValidationError
@@ -53,7 +57,29 @@ def _family_name_field(**kwargs) -> StringField:
     )
 
 
+SETUP_CODE_MISSING = "Type the set-up code shown where Scorekeeper was started."
+SETUP_CODE_WRONG = "That is not the set-up code: look again where Scorekeeper was started."
+
+
+def _normal_code(text: str) -> str:
+    return re.sub(r"[\s-]", "", text or "").casefold()
+
+
+def _check_setup_code(form, field):
+    """The code ``serve`` printed (``SETUP_CODE``), however it was spaced; a wrong one is not shown again."""
+    expected = _normal_code(str(current_app.config.get("SETUP_CODE") or ""))
+    if not hmac.compare_digest(_normal_code(field.data).encode(), expected.encode()):
+        field.data = ""
+        raise ValidationError(SETUP_CODE_WRONG)
+
+
 class NewFamilyForm(NewMemberForm):
+    # Only on the first visit to a server started with ``serve``, which prints it; the view drops it otherwise.
+    setup_code = StringField(
+        "Set-up code", [InputRequired(SETUP_CODE_MISSING), _check_setup_code],
+        render_kw={"autocomplete": "off", "inputmode": "numeric", "autocapitalize": "none", "spellcheck": "false"},
+        description="Printed where Scorekeeper was started, e.g. 4821-0937. Needed once, to create the family.",
+    )
     family_name = _family_name_field(description="Shown on score sheets, e.g. The Parkers.")
 
 

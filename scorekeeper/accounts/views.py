@@ -20,6 +20,7 @@ from flask_login import current_user, login_user, logout_user
 
 from ..extensions import db, login_manager
 from ..families import commit_for
+from ..hosting.addresses import external_url
 from ..models import MAX_ID, Family
 from ..sharing import service as sharing
 from ..web.access import KEEPER, PUBLIC, access_of, public
@@ -83,7 +84,9 @@ def _username_answer_refused(form) -> bool:
 def _count_username_answer(form) -> None:
     reserved = g.pop("username_answer", None)
     if reserved:
-        accounts.keep_username_answer(reserved, accounts.USERNAME_TAKEN in (form.username.errors or ()))
+        # A wrong set-up code counts too: guessing it is held to the sign-in limit.
+        wrong_code = bool(getattr(form, "setup_code", None) and form.setup_code.errors)
+        accounts.keep_username_answer(reserved, wrong_code or accounts.USERNAME_TAKEN in (form.username.errors or ()))
 
 
 def keeper_link():
@@ -133,6 +136,8 @@ def signup():
 
 def _new_family(first: bool):
     form = NewFamilyForm()
+    if not (first and current_app.config.get("SETUP_CODE")):
+        del form.setup_code  # asked only before the first family, when ``serve`` printed one
     if _username_answer_refused(form):
         return render_template("accounts/new_family.html", form=form, first=first), 429
     if form.validate_on_submit():
@@ -245,7 +250,7 @@ def family():
 def invite():
     token = accounts.create_invite(current_user)
     # Shown once on the next page: only a hash of it is stored.
-    session["new_invite"] = url_for("accounts.join", token=token, _external=True)
+    session["new_invite"] = external_url("accounts.join", token=token)
     return redirect(url_for("accounts.family") + "#invite")
 
 

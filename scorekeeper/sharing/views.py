@@ -4,36 +4,25 @@ watch, and a link that lets another phone keep score."""
 from __future__ import annotations
 
 import hashlib
-import io
 
-import segno
 from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, session, url_for
 from flask_login import current_user
-from markupsafe import Markup
 
 from .. import rules
 from ..extensions import db
 from ..games.chances import chances_for
 from ..games.service import buy_limits, buys_left, game_or_404, load_game
 from ..games.table import standings
+from ..hosting.addresses import external_url
 from ..models import KEEP, MAX_ID, Family
 from ..web.access import public
 from ..web.page_cache import STARTED, shared_response
+from ..web.qr import qr_svg
 from . import service as sharing
 
 bp = Blueprint("sharing", __name__)
 # How often an open scoreboard asks whether anything changed (milliseconds).
 POLL_MS = 2000
-
-
-def qr_svg(url: str) -> Markup:
-    """The link as a QR code, drawn here as SVG (dark on white, whatever the page's colours)."""
-    buffer = io.BytesIO()
-    segno.make(url, error="m").save(
-        buffer, kind="svg", xmldecl=False, svgns=True, scale=4, border=3,
-        dark="#000", light="#fff", svgclass="qr", lineclass=None, omitsize=True,
-    )
-    return Markup(buffer.getvalue().decode())
 
 
 @bp.route("/games/<int:game_id>/share", methods=["GET", "POST"])
@@ -50,7 +39,7 @@ def share(game_id: int):
     links = []
     for link in sharing.open_links(game):
         endpoint = "sharing.keep" if link.kind == KEEP else "sharing.board"
-        url = url_for(endpoint, token=link.token, _external=True)
+        url = external_url(endpoint, token=link.token)  # an address the other phone can open
         links.append((link, url, qr_svg(url)))
     return render_template("sharing/share.html", game=game, links=links, expires=sharing.expires_at(game))
 

@@ -6,6 +6,7 @@ from flask import abort, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import IntegerConverter
 
+from ..hosting.addresses import check_public_url
 from ..models import MAX_ID
 
 # No inline script or style anywhere, so the policy can forbid both.
@@ -63,6 +64,7 @@ def init_app(app) -> None:
     app.config.setdefault("REMEMBER_COOKIE_SAMESITE", "Lax")
     app.config.setdefault("REMEMBER_COOKIE_SECURE", https)
     check_secret(app)
+    check_public_url(app)
     proxies = int(app.config.get("PROXIES", 0) or 0)
     if proxies:  # behind a reverse proxy: trust its X-Forwarded-For / -Proto for this many hops
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)

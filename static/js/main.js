@@ -9,6 +9,7 @@
 //   keypad.js the card entry               store.js  the phone's storage
 
 import { setupLiveBoard } from "./board.js";
+import "./https_hint.js"; // on plain HTTP, says once what needs HTTPS
 import { setupGame } from "./game.js";
 import { fillForm, keepClearOf, loadDraft, saveDraft, setupEntry } from "./keypad.js";
 import { setupPaper } from "./paper.js";

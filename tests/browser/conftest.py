@@ -50,7 +50,8 @@ class LiveServer:
 def live_server(tmp_path):
     """A new instance (CSRF on, nobody signed up) served on a free loopback port;
     ``app.base_url`` is its address, ``app.live`` its ``LiveServer``."""
-    app = make_app(tmp_path, family=None, keep=True, WTF_CSRF_ENABLED=True)
+    # Listening on loopback only, as ``serve --host 127.0.0.1``: links keep the address they were made at.
+    app = make_app(tmp_path, family=None, keep=True, WTF_CSRF_ENABLED=True, LAN_ADDRESSES=[])
     app.live = LiveServer(app)
     app.live.start()
     app.base_url = f"http://127.0.0.1:{app.live.port}"

@@ -9,6 +9,7 @@ test dependency, so without it the scan fails rather than skips."""
 
 from __future__ import annotations
 
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -74,6 +75,21 @@ def _house_rules_refused(page, facts):
     expect(page.get_by_text("Could not read “two sets”.", exact=False)).to_be_visible()
 
 
+def _phone_setup(page, facts):
+    """The set-up page as ``serve --https`` shows it to a new phone: the family's certificate and the steps."""
+    app = facts["app"]
+    if not app.config.get("SERVE_HTTP_PORT"):
+        from scorekeeper.hosting import certificates
+
+        app.instance_path = facts["instance"]  # the test's own folder, not the checkout's instance/
+        certificates.ensure_ca(certificates.tls_files(app.instance_path), "kitchen.local")
+        app.config.update(SERVE_PORT=8000, SERVE_HTTP_PORT=app.live.port)  # served here as the plain-HTTP port
+    page.goto(facts["base"] + "/phone")
+    for steps in page.locator("details.steps").all():
+        steps.locator("summary").click()  # both open: everything on the page is scanned
+    expect(page.locator("details[open]")).to_have_count(2)
+
+
 # The main pages: name → (who, path or navigate(page, facts)). A path is formatted with the facts that
 # ``_family`` gathers (game and player ids, the invite link). Adding a page is one line.
 PAGES = {
@@ -105,6 +121,7 @@ PAGES = {
     "rules": (GUEST, "/rules"),
     "rules-card": (MEMBER, "/rules/" + RULES),
     "offline": (GUEST, "/offline"),
+    "phone-setup": (GUEST, _phone_setup),
     "house-rules": (MEMBER, "/house-rules"),
     "house-rules-editor": (MEMBER, "/house-rules/new?from=" + RULES),
     "house-rules-editor-refused": (MEMBER, _house_rules_refused),
@@ -114,7 +131,7 @@ PAGES = {
 }
 
 
-def _family(live_server, browser) -> dict:
+def _family(live_server, browser, instance: str) -> dict:
     """Ann signs up through the UI; a demo history is added; a game in progress is started through the
     UI (one player at the buy limit, one laid down); an invite link and the game's share links are made;
     house rules are written in the editor (a copy of the preset, with a going-out bonus per round and a
@@ -182,7 +199,7 @@ def _family(live_server, browser) -> dict:
     page.context.close()
     return {"base": live_server.base_url, "state": state, "playing": playing, "finished": finished,
             "player": ids["Mum"], "rival": ids["Dad"], "join": join, "live": live, "keep": keep,
-            "house_rules": house_rules, "house_game": house_game}
+            "house_rules": house_rules, "house_game": house_game, "app": live_server, "instance": instance}
 
 
 def _tour(live_server, browser, size, names=tuple(PAGES), schemes=SCHEMES, **options):
@@ -202,7 +219,7 @@ def _tour(live_server, browser, size, names=tuple(PAGES), schemes=SCHEMES, **opt
     try:
         for name, (who, target) in ordered:
             if who != NEW and "playing" not in facts:
-                facts = _family(live_server, browser)
+                facts = _family(live_server, browser, tempfile.mkdtemp(prefix="scorekeeper-a11y-"))
             for scheme in schemes:
                 page = open_page(who, scheme, facts)
                 if callable(target):
