@@ -373,7 +373,8 @@ def test_every_page_carries_the_plain_http_hint_hidden_for_the_script_to_show(cl
     page = client.get("/")
     (hint,) = re.findall(r"<p class=\"https-hint\"[^>]*>.*?</p>", page.text, re.S)
     assert " hidden" in hint.split(">")[0] and 'href="/phone"' in hint
-    assert '<script type="module" src="/static/js/https_hint.js' in page.text
+    assert '<script type="module" src="/static/js/main.js' in page.text  # which imports https_hint.js
+    assert 'import "./https_hint.js"' in client.get("/static/js/main.js").text
 
 
 # -- the plain-HTTP port ------------------------------------------------------------------
