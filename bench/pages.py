@@ -121,6 +121,14 @@ def endpoints(ids: dict, games: int) -> dict[str, str]:
 
 
 
+def hand_action(ids: dict, game: int) -> dict:
+    """The hand of ``round_form`` as a phone queues it (``games.actions``), for round 1 of ``game``."""
+    pid = ids["player_ids"]
+    return {"id": f"bench-hand-{game}", "kind": "hand", "round": 1, "base": 0, "hands": [
+        {"player": pid[name], "went_out": name == "Ann", "laid_down": True, "buys": 0,
+         "counts": {} if name == "Ann" else {"K": 1, "5": 2}, "total": None} for name in PLAYERS]}
+
+
 def round_form(ids: dict, csrf: str | None, version: int = 0) -> dict:
     """A hand of the five-player game: Ann goes out, the others hold a King and two Fives."""
     pid = ids["player_ids"]
@@ -138,6 +146,9 @@ def _time(fn) -> float:
     start = time.perf_counter()
     fn()
     return (time.perf_counter() - start) * 1000
+
+
+QUEUED = "a queued hand (POST /actions)"
 
 
 def count_queries(folder: Path, ids: dict, games: int) -> tuple[dict[str, int], dict[str, float]]:
@@ -159,29 +170,40 @@ def count_queries(folder: Path, ids: dict, games: int) -> tuple[dict[str, int], 
         with counting_statements(app) as sent:
             client.get(path)
         counts[name] = len(sent)
-    # Recorded rounds on reserved fresh games: time a few, count one.
+    # A phone's queued hand on reserved fresh games: time a few, count one.
     reserved = ids["fresh"][-RESERVED:]
-    drawn["record a round (POST)"] = statistics.median(
-        _time(lambda g=game: client.post(f"/games/{g}/rounds/1/score", data=round_form(ids, csrf=None)))
-        for game in reserved[1:]
-    )
+    drawn[QUEUED] = statistics.median(
+        _time(lambda g=game: client.post(f"/games/{g}/actions", json=hand_action(ids, g))) for game in reserved[1:])
     with counting_statements(app) as sent:
-        client.post(f"/games/{reserved[0]}/rounds/1/score", data=round_form(ids, csrf=None))
-    counts["record a round (POST)"] = len(sent)
+        client.post(f"/games/{reserved[0]}/actions", json=hand_action(ids, reserved[0]))
+    counts[QUEUED] = len(sent)
     return counts, drawn
 
 
-def page_weight_kb(browser: Browser, path: str) -> tuple[float, int]:
-    """Gzipped bytes of the page plus the CSS and JS it links; and links leaving the origin."""
-    import re
+def page_weights(browser: Browser, paths: dict[str, str]) -> dict[str, tuple[float, int]]:
+    """What a phone downloads for each page, in Chromium with this browser's cookies and no service
+    worker (which would fetch the whole app once): the compressed bytes of the page and of every file it
+    loads (its CSS, and the script's modules it imports; not the icons); and the requests leaving the origin."""
+    from playwright.sync_api import sync_playwright
 
-    response = browser.get(path)
-    total = len(response.body)
-    html = response.text
-    for asset in re.findall(rb'(?:href|src)="(/static/[^"]+\.(?:css|js)[^"]*)"', html):
-        total += len(browser.get(asset.decode().replace("&amp;", "&")).body)
-    external = len(re.findall(rb'(?:href|src)="(?:https?:)?//', html))
-    return total / 1024, external
+    origin = f"http://127.0.0.1:{browser.port}"
+    weights = {}
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path="/usr/bin/chromium", args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
+        for name, path in paths.items():  # each in a context of its own: nothing cached from the page before
+            context = chromium.new_context(viewport={"width": 390, "height": 844}, service_workers="block")
+            context.add_cookies([{"name": k, "value": v, "url": origin} for k, v in browser.cookies.items()])
+            page = context.new_page()
+            loaded = []
+            page.on("requestfinished", lambda request: loaded.append(request))
+            page.goto(origin + path, wait_until="networkidle")
+            kb = sum(r.sizes()["responseBodySize"] for r in loaded
+                     if r.resource_type in ("document", "stylesheet", "script")) / 1024
+            weights[name] = (kb, sum(1 for r in loaded if not r.url.startswith(origin)))
+            context.close()
+        chromium.close()
+    return weights
 
 
 def measure_draws(sites: list[tuple[Browser, dict, int]], samples: int) -> list[dict[str, dict]]:

@@ -3,12 +3,12 @@ run, a PASS/FAIL line for every budget, and how to read the tables."""
 
 from __future__ import annotations
 
-from pages import BASELINE
+from pages import BASELINE, QUEUED
 
 BUDGET = {
     "page_ratio": 3.0,  # a cached page, × /healthz
     "card_entry_ratio": 3.0,  # the card entry drawn after a change, × /healthz measured the same way
-    "post_ratio": 5.0,
+    "post_ratio": 5.0,  # a phone's queued action applied, × /healthz measured the same way
     "growth": 1.3,  # drawn after a change at the large history ÷ at 10 games
     "queries": 10,
     "weight_kb": 40.0,
@@ -86,13 +86,13 @@ def in_process(small: dict, large: dict) -> tuple[str, Verdicts]:
             verdicts.append((f"{name}: {queries} queries, {'the same' if before == queries else f'{before}'} at "
                              f"{s} games (≤ {BUDGET['queries']}, the same at both sizes)",
                              queries <= BUDGET["queries"] and before == queries))
-    post, base = large["post"], large["hits"][BASELINE]["median"]
-    ratio = post["median"] / base
-    lines += ["", f"Recording a round over HTTP (POST, one per fresh game, concurrency {post['concurrency']}): "
-              f"median {post['median']:.1f} ms, p95 {post['p95']:.1f} ms, {post['rps']:.0f} req/s, "
-              f"{ratio:.1f}× /healthz."]
-    verdicts.append((f"record a round (POST): median {ratio:.2f}× /healthz (≤ {BUDGET['post_ratio']}×)",
-                     ratio <= BUDGET["post_ratio"]))
+    post = large["post"]
+    ratio = post["median"] / post["base"]
+    lines += ["", f"A phone's queued hand applied over HTTP (POST /games/<id>/actions, JSON, one per fresh game, "
+              f"concurrency {post['concurrency']}): median {post['median']:.1f} ms, p95 {post['p95']:.1f} ms, "
+              f"{post['rps']:.0f} req/s; /healthz by the same client just before: {post['base']:.2f} ms."]
+    verdicts.append((f"a queued action (a hand, the heaviest) applied: median {ratio:.2f}× /healthz measured the same "
+                     f"way (≤ {BUDGET['post_ratio']}×)", ratio <= BUDGET["post_ratio"]))
     return "\n".join(lines), verdicts
 
 
@@ -160,18 +160,17 @@ def reading(large: dict | None) -> str:
     """How to read the tables; with the pages run, what recording a round costs and why."""
     text = READING
     if large:
-        post, base = large["post"], large["hits"][BASELINE]["median"]
+        post = large["post"]
         text += (
-            f"- *Recording a round*: {post['median']:.1f} ms over HTTP, {post['median'] / base:.1f}× /healthz "
-            f"(budget {BUDGET['post_ratio']:.0f}×). Drawn in-process one takes "
-            f"{large['drawn']['record a round (POST)']:.1f} ms against {large['drawn'][BASELINE]:.1f} ms for "
-            "/healthz: it validates a form with a field per card key per player (5 players × 18 keys here), "
-            "recomputes every score on the server and writes the hand in one transaction "
-            f"({large['queries']['record a round (POST)']} statements: read the member, game, rounds and results; "
-            "update the round, the results and the summaries; add the change-history line; move the family's "
-            "version on), which SQLite flushes to disk before answering (synchronous=FULL: a saved hand survives "
-            f"a power cut). Under a concurrency of {post['concurrency']} the two workers also take turns at "
-            "SQLite's single writer.\n"
+            f"- *A queued hand*: {post['median']:.1f} ms over HTTP, {post['median'] / post['base']:.1f}× /healthz "
+            f"(budget {BUDGET['post_ratio']:.0f}×). In-process one takes {large['drawn'][QUEUED]:.1f} ms against "
+            f"{large['drawn'][BASELINE]:.1f} ms for /healthz: it reads the JSON, checks the hand with the rules "
+            "core, recomputes every score and writes the hand in one transaction with its id "
+            f"({large['queries'][QUEUED]} statements: read the member, game, rounds and results and whether the "
+            "id was applied; update the round, the results and the summaries; add the change-history line and "
+            "the id; move the family's version on; read the state back for the phone), which SQLite flushes to "
+            f"disk before answering. Under a concurrency of {post['concurrency']} the two workers also take turns "
+            "at SQLite's single writer.\n"
         )
     return text
 

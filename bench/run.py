@@ -17,6 +17,7 @@ touches no database, is the baseline of the same run. Then the many-families run
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -25,16 +26,16 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import attacks  # noqa: E402
 import families  # noqa: E402
+import phone_bench  # noqa: E402
 import report  # noqa: E402
 import sheet_bench  # noqa: E402
-from http_load import FORM, Browser, python_load, request, wrk_load, wrk_version  # noqa: E402
+from http_load import Browser, python_load, request, wrk_load, wrk_version  # noqa: E402
 from pages import (  # noqa: E402
     BASELINE,
     BENCH_PASSWORD,
@@ -42,10 +43,10 @@ from pages import (  # noqa: E402
     RESERVED,
     count_queries,
     endpoints,
+    hand_action,
     measure_draws,
-    page_weight_kb,
+    page_weights,
     prepare,
-    round_form,
 )
 from pdf_run import measure_pdf, measure_yearbook  # noqa: E402
 from server import commit, machine, start_server, stop_server, worker_peak_rss_mb  # noqa: E402
@@ -78,11 +79,16 @@ def _hits(port: int, path: str, headers: dict, options) -> dict:
     return python_load(port, [("GET", path, None, headers)] * options.requests, options.concurrency)
 
 
-def record_rounds(browser: Browser, ids: dict, options) -> dict:
-    headers = {"Cookie": browser.cookie, "Content-Type": FORM}
-    jobs = [("POST", f"/games/{game}/rounds/1/score", urlencode(round_form(ids, browser.csrf)).encode(), headers)
+def queued_hands(browser: Browser, ids: dict, options) -> dict:
+    """A phone's queued hand as the server applies it (POST /games/<id>/actions, JSON, one per fresh
+    game), and /healthz by the same client and concurrency just before: the server's cost of one action."""
+    cookie = {"Cookie": browser.cookie}
+    base = python_load(browser.port, [("GET", "/healthz", None, cookie)] * options.posts, options.concurrency)
+    headers = {**cookie, "Content-Type": "application/json", "X-CSRFToken": browser.csrf}
+    jobs = [("POST", f"/games/{game}/actions", json.dumps(hand_action(ids, game)).encode(), headers)
             for game in ids["fresh"][: options.posts]]
-    return {**python_load(browser.port, jobs, options.concurrency), "concurrency": options.concurrency}
+    return {**python_load(browser.port, jobs, options.concurrency), "concurrency": options.concurrency,
+            "base": base["median"]}
 
 
 def setup(games: int, options) -> dict:
@@ -114,16 +120,17 @@ def measure(options) -> tuple[dict, dict]:
         for size in sizes:
             browser, ids, games = size["browser"], size["ids"], size["games"]
             size["hits"] = cache_hits(browser, ids, games, options)
-            size["kb"] = {name: page_weight_kb(browser, path) for name, path in endpoints(ids, games).items()
-                          if name != BASELINE and not path.startswith("/live/")}
+            size["kb"] = page_weights(browser, {name: path for name, path in endpoints(ids, games).items()
+                                                if name != BASELINE and not path.startswith("/live/")})
         draws = measure_draws([(s["browser"], s["ids"], s["games"]) for s in sizes], options.samples)
         for size, drawn in zip(sizes, draws):
             size["draws"] = drawn
-            size["post"] = record_rounds(size["browser"], size["ids"], options)
+            size["post"] = queued_hands(size["browser"], size["ids"], options)
         small, large = sizes
         large["pdf"] = measure_pdf(large["browser"], large["ids"], options.pdf_samples, options.requests)
         large["yearbook"] = measure_yearbook(large["browser"], large["ids"])
         large["sheet"] = sheet_bench.measure(100 if options.quick else 1000)
+        large["phone"] = phone_bench.measure(taps=21 if options.quick else 49)
         large["attacks"] = attacks.run(book_games=20 if options.quick else 150, games=400 if options.quick else 4000)
         for size, server in zip(sizes, servers):
             size["rss_mb"] = worker_peak_rss_mb(server.pid)
@@ -167,7 +174,7 @@ def assemble(options, small, large, crowd) -> tuple[str, bool]:
     if large:
         for text, checks in (report.cache_hits(small, large), report.draws(small, large),
                              report.in_process(small, large), report.pdfs(large), sheet_bench.section(large["sheet"]),
-                             attacks.section(large["attacks"], "SQLite")):
+                             attacks.section(large["attacks"], "SQLite"), phone_bench.section(large["phone"])):
             sections.append(text)
             verdicts += checks
     if crowd:

@@ -7,6 +7,7 @@ nothing behind.
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -32,27 +33,29 @@ def commit_for(family_id: int) -> None:
 SUBMISSION_KEY = re.compile(r"[A-Za-z0-9-]{8,64}")
 # Longer than any phone plausibly keeps a form waiting for a connection.
 KEEP_SUBMISSIONS = timedelta(days=30)
+PRUNE_EVERY = 50
 
 
 def once(family_id: int, key: str | None, write: Callable[[], object], *, game_id: int | None = None,
-         outcome: dict | None = None) -> Submission | None:
+         outcome: dict | None = None, checked: bool = False) -> Submission | None:
     """Run ``write`` (a service function that commits) at most once per submission key.
 
     The key is stored in the same transaction as the change, so a submission sent again -
     a phone back online retrying, or two tabs sending the same kept form - changes nothing, and
     gets back the stored submission (with the ``outcome`` stored the first time); ``None`` when
     ``write`` ran. A refused write stores no key: sending it again is refused again, with the
-    same message.
+    same message. ``checked``: the caller has just asked ``submitted`` itself.
     """
     if not key or not SUBMISSION_KEY.fullmatch(key):
         write()
         return None
-    earlier = submitted(family_id, key)
+    earlier = None if checked else submitted(family_id, key)
     if earlier is not None:
         return earlier
-    db.session.execute(
-        db.delete(Submission).where(Submission.family_id == family_id, Submission.at < utcnow() - KEEP_SUBMISSIONS)
-    )
+    if secrets.randbelow(PRUNE_EVERY) == 0:  # the old ids go now and then, not with every write
+        db.session.execute(
+            db.delete(Submission).where(Submission.family_id == family_id, Submission.at < utcnow() - KEEP_SUBMISSIONS)
+        )
     db.session.add(Submission(family_id=family_id, key=key, game_id=game_id, outcome=outcome))
     try:
         write()

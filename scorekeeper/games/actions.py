@@ -140,7 +140,7 @@ def apply_action(game: Game, action: Action, by: Member | str) -> Answer:
         return _conflict(game, round_)
     try:
         earlier = once(game.family_id, action.id, lambda: _write(game, action, by), game_id=game.id,
-                       outcome=outcome)
+                       outcome=outcome, checked=True)
     except StaleEntry:  # another phone changed the round between reading it and writing
         db.session.rollback()
         return _conflict(game, round_of(game, action.round))

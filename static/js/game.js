@@ -54,7 +54,16 @@ export function setupGame(root) {
   }
   const draftKey = (number) => "scorekeeper-draft:" + game + ":" + number;
   const items = () => queue.ofGame(game);
-  const state = () => shown(plan, server, items());
+  // The game as shown: worked out again only when the server's state or the queue changed.
+  let shownFor = null, shownState = null;
+  const state = () => {
+    const waiting = items(), key = server.revision + "|" + JSON.stringify(waiting);
+    if (key !== shownFor) {
+      shownFor = key;
+      shownState = shown(plan, server, waiting);
+    }
+    return shownState;
+  };
   const versionOf = (number) => server.rounds.find((r) => r.number === number).version;
   const baseFor = (number) => {
     const done = new Set(server.applied || []);
@@ -276,6 +285,7 @@ export function setupGame(root) {
     const action = { kind: act, round: number, player };
     if (act === "down") action.laid_down = fields.get("laid_down") === "1";
     queue.add(game, action, baseFor(number));
+    draw();
     sendNow();
   });
 
@@ -325,17 +335,18 @@ export function setupGame(root) {
     changed: () => { note = ""; draw(); },
     blocked: (reason) => { note = reason; draw(); },
   };
-  // Drawn at once; sent once the screen is on it.
-  function sendNow() {
-    draw();
-    afterFrame(() => queue.send(game, hooks).then((reached) => {
-      if (reached === false && navigator.onLine !== false) { note = NO_ANSWER; draw(); }
-    }))();
-  }
+  // What waits is sent once the screen shows it (the caller has drawn it).
+  const sendNow = afterFrame(() => queue.send(game, hooks).then((reached) => {
+    if (reached === false && navigator.onLine !== false && note !== NO_ANSWER) {
+      note = NO_ANSWER;
+      draw();
+    }
+  }));
   let etag = null;
   function look() {
     if (document.hidden || navigator.onLine === false) return;
     if (items().some((a) => a.status === "pending")) return sendNow();
+    const before = note;
     fetch(root.getAttribute("data-state"), { headers: etag ? { "If-None-Match": etag } : {}, credentials: "same-origin" })
       .then((response) => {
         if (response.status !== 200 || (response.headers.get("Content-Type") || "").indexOf("json") < 0) return null;
@@ -344,13 +355,14 @@ export function setupGame(root) {
       })
       .then((next) => {
         if (note === NO_ANSWER) note = "";
-        if (next && next.revision > server.revision) keep(next);
-        draw(); // the card entry keeps what is typed: only the other screens change
+        const newer = next && next.revision > server.revision;
+        if (newer) keep(next);
+        if (newer || note !== before) draw(); // the card entry keeps what is typed: only the other screens change
       })
       .catch(() => { /* no answer: the next look tries again */ });
   }
   setInterval(look, LOOK_EVERY_MS);
-  window.addEventListener("online", sendNow);
+  window.addEventListener("online", () => { draw(); sendNow(); });
   window.addEventListener("offline", draw);
   window.addEventListener("storage", (event) => { if (event.key && event.key.indexOf("scorekeeper-") === 0) draw(); });
 

@@ -21,27 +21,42 @@ function setupHand(hand, changed) {
   let counts = {};
   const state = { cards: 0, points: 0 };
 
+  // The chips, first tapped first; only the chip of the card tapped or taken changes.
+  const chips = {};
+  const hint = document.createElement("span");
+  hint.className = "muted small";
+  hint.textContent = "Tap the cards left in hand";
+  function chipFor(code) {
+    const chip = document.createElement("button");
+    chip.type = "button";
+    chip.className = "card-chip";
+    chip.addEventListener("click", () => { counts[code] -= 1; sync(); });
+    return chip;
+  }
+  function drawChips() {
+    Object.keys(chips).forEach((code) => {
+      if (!counts[code]) { chips[code].remove(); delete chips[code]; }
+    });
+    order.forEach((code, index) => {
+      const n = counts[code], label = inputs[code].getAttribute("data-label");
+      const chip = chips[code] || (chips[code] = chipFor(code));
+      const text = n > 1 ? label + " ×" + n : label;
+      if (chip.textContent !== text) {
+        chip.textContent = text;
+        chip.setAttribute("aria-label", "Remove one " + label + (n > 1 ? " of " + n : ""));
+      }
+      if (chosen.children[index] !== chip) chosen.insertBefore(chip, chosen.children[index] || null);
+    });
+    if (!order.length && hint.parentNode !== chosen) chosen.appendChild(hint);
+    else if (order.length && hint.parentNode === chosen) hint.remove();
+  }
   function render() {
-    chosen.textContent = "";
+    drawChips();
     let sum = 0, cards = 0;
     order.forEach((code) => {
-      const input = inputs[code], n = counts[code], label = input.getAttribute("data-label");
-      sum += n * parseInt(input.getAttribute("data-points"), 10);
-      cards += n;
-      const chip = document.createElement("button");
-      chip.type = "button";
-      chip.className = "card-chip";
-      chip.textContent = n > 1 ? label + " ×" + n : label;
-      chip.setAttribute("aria-label", "Remove one " + label + (n > 1 ? " of " + n : ""));
-      chip.addEventListener("click", () => { counts[code] -= 1; sync(); });
-      chosen.appendChild(chip);
+      sum += counts[code] * parseInt(inputs[code].getAttribute("data-points"), 10);
+      cards += counts[code];
     });
-    if (!order.length) {
-      const hint = document.createElement("span");
-      hint.className = "muted small";
-      hint.textContent = "Tap the cards left in hand";
-      chosen.appendChild(hint);
-    }
     const typed = total ? number(total.value) : null;
     // A named-event bonus (e.g. cutting the exact number of cards) counts for anyone.
     const extra = event && event.checked ? parseInt(event.getAttribute("data-event-points"), 10) : 0;
@@ -51,13 +66,17 @@ function setupHand(hand, changed) {
       value = parseInt(hand.form.getAttribute("data-out-points") || "0", 10) + extra +
         (bonus ? parseInt(bonus.getAttribute("data-bonus-points"), 10) : 0);
     } else if (typed !== null) value = typed + extra;
-    points.textContent = value ? value + " pts" : "0";
+    const shown = value ? value + " pts" : "0";
+    if (points.textContent !== shown) points.textContent = shown;
     state.cards = typed !== null && !cards ? null : cards;
     state.points = value;
     changed();
   }
   function sync() {
-    Object.keys(inputs).forEach((code) => { inputs[code].value = counts[code] ? String(counts[code]) : ""; });
+    Object.keys(inputs).forEach((code) => {
+      const value = counts[code] ? String(counts[code]) : "";
+      if (inputs[code].value !== value) inputs[code].value = value;
+    });
     order = order.filter((code) => counts[code] > 0);
     render();
   }
@@ -159,13 +178,32 @@ export function setupEntry(form, onChange) {
     states[idOf(hand)] = setupHand(hand, () => { showSum(hand); if (onChange) onChange(); });
     switches[idOf(hand)].addEventListener("click", () => { activate(hand); fold(true); });
   });
-  keypad.addEventListener("click", (event) => {
-    const key = event.target.closest("[data-add]");
-    if (key && active) {
+  // A key takes no focus from a mouse (the keypad is not a form field); a keyboard still reaches it.
+  keypad.addEventListener("mousedown", (event) => { if (event.target.closest("[data-add]")) event.preventDefault(); });
+  // A key counts the moment a finger lands on it, so the card shows in the very next frame; the
+  // click that follows is then skipped. A keyboard's Enter or Space only clicks: that counts too.
+  let pressed = null;
+  function tapKey(key) {
+    if (key && active && !key.disabled) {
       states[idOf(active)].add(key.getAttribute("data-add"));
       warnBeyondDecks(key);
     }
     fold(true);
+  }
+  keypad.addEventListener("pointerdown", (event) => {
+    const key = event.target.closest("[data-add]");
+    if (!key || !event.isPrimary || event.button !== 0) return;
+    pressed = key;
+    tapKey(key);
+  });
+  keypad.addEventListener("click", (event) => {
+    const key = event.target.closest("[data-add]");
+    if (key && key === pressed) {
+      pressed = null;
+      return;
+    }
+    pressed = null;
+    tapKey(key);
   });
   // The decks hold so many of each card: say so at the tap that goes past it, not only at Check.
   function warnBeyondDecks(key) {

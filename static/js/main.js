@@ -2,22 +2,18 @@
 // page works without it. With it: the game lives on the phone (game.js), the card keypad, the
 // seating, the paper grid's running totals, the live scoreboard, sharing a recap, the screen kept
 // awake, and the service worker that keeps the app on the phone for when the connection drops.
+// The game and the card entry are loaded with this file (a tap on the round screen must find them
+// ready); the other pages' parts only where a page has them.
 //
 //   plan.js  the game plan's lookups       state.js  the game with queued actions laid over it
 //   queue.js actions kept and sent once    checks.js a hand checked before it is kept
 //   game.js  the game's screens and routes round.js, standings.js, review.js, sync.js: its drawing
 //   keypad.js the card entry               store.js  the phone's storage
 
-import { setupLiveBoard } from "./board.js";
-import "./https_hint.js"; // on plain HTTP, says once what needs HTTPS
 import { setupGame } from "./game.js";
-import { fillForm, keepClearOf, loadDraft, saveDraft, setupEntry } from "./keypad.js";
-import { setupPaper } from "./paper.js";
-import { setupSeats } from "./seats.js";
-import { setupShare } from "./share.js";
-import { all } from "./queue.js";
-import { afterFrame, forget } from "./store.js";
-import { setupWakeLock } from "./wakelock.js";
+import "./https_hint.js"; // on plain HTTP, says once what needs HTTPS
+import * as keypad from "./keypad.js";
+import { afterFrame, forget, QUEUE, read } from "./store.js";
 
 document.addEventListener("submit", (event) => {
   const message = event.target.getAttribute("data-confirm");
@@ -26,7 +22,7 @@ document.addEventListener("submit", (event) => {
 
 // Signing out makes the phone forget what it kept (a shared phone): never without saying so.
 document.addEventListener("submit", (event) => {
-  const waiting = all().length;
+  const waiting = read(QUEUE, []).length;
   if (!waiting || event.defaultPrevented || !/\/logout/.test(event.target.getAttribute("action") || "")) return;
   const what = waiting === 1 ? "1 entry is" : waiting + " entries are";
   if (!window.confirm(what + " saved on this phone but not sent yet. Signing out forgets them. Sign out anyway?")) {
@@ -36,7 +32,7 @@ document.addEventListener("submit", (event) => {
 
 // The card-entry page of the server (a round edited from the standings page): its keypad, and what
 // is typed kept on the phone until the round it was typed for changes.
-function setupEntryPage(form) {
+function setupEntryPage({ fillForm, keepClearOf, loadDraft, saveDraft, setupEntry }, form) {
   const key = "scorekeeper-draft:" + form.getAttribute("action");
   const version = (form.querySelector("input[name=version]") || {}).value || "";
   const draft = loadDraft(key);
@@ -62,14 +58,20 @@ function keepCopy(url) {
   }).catch(() => { /* storage full or refused: the pages seen online are kept */ });
 }
 
+// ``selector``'s elements, each set up by ``name`` of ``module`` (loaded only where there are some).
+function each(selector, module, name) {
+  const found = document.querySelectorAll(selector);
+  if (found.length) import(module).then((m) => found.forEach((el) => m[name](el)));
+}
+
 const game = document.querySelector("[data-game]");
 if (game) setupGame(game);
-else document.querySelectorAll("form[data-entry]").forEach(setupEntryPage);
-document.querySelectorAll("[data-seats]").forEach(setupSeats);
-document.querySelectorAll("form[data-paper]").forEach(setupPaper);
-document.querySelectorAll("[data-wake-lock]").forEach(setupWakeLock);
-document.querySelectorAll("[data-share]").forEach(setupShare);
-document.querySelectorAll("[data-live-board]").forEach(setupLiveBoard);
+else document.querySelectorAll("form[data-entry]").forEach((form) => setupEntryPage(keypad, form));
+each("[data-seats]", "./seats.js", "setupSeats");
+each("form[data-paper]", "./paper.js", "setupPaper");
+each("[data-wake-lock]", "./wakelock.js", "setupWakeLock");
+each("[data-share]", "./share.js", "setupShare");
+each("[data-live-board]", "./board.js", "setupLiveBoard");
 
 const worker = document.documentElement.getAttribute("data-service-worker");
 if (worker && "serviceWorker" in navigator) {

@@ -4,9 +4,8 @@
 // first in the queue with the reason until the family fixes, chooses or discards it; nothing
 // after it is sent meanwhile, so the order of the table is kept.
 
-import { forget, newId, read, write } from "./store.js";
+import { forget, newId, QUEUE, read, write } from "./store.js";
 
-const QUEUE = "scorekeeper-queue";
 const LEGACY = "scorekeeper-outbox"; // forms kept by the phone's earlier script
 
 export function all() { return read(QUEUE, []); }

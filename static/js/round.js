@@ -40,13 +40,13 @@ function drawHead(root, plan, index) {
   });
 }
 
-function drawRow(row, plan, state, index, seat, left, lead) {
+function drawRow(row, plan, state, index, seat, left, lead, sums) {
   const round = state.rounds[index], result = resultOf(round, seat.id);
   const limit = plan.limit(plan.rounds[index], usedBefore(state, index, seat.id));
   row.classList.toggle("leader", lead);
   row.classList.toggle("no-buying", left === null);
   row.querySelector(".badge").hidden = plan.rounds[index].dealer !== plan.seatOf(seat.id);
-  slot(row, "total").textContent = totals(state)[plan.seatOf(seat.id)];
+  slot(row, "total").textContent = sums[plan.seatOf(seat.id)];
   const count = row.querySelector(".buy-count");
   count.textContent = result.buys + "/" + limit;
   count.classList.toggle("full", !left);
@@ -76,10 +76,10 @@ export function buyRefusal(plan, state, index, playerId) {
 // to show in a player's row ({player, text}).
 export function drawRound(root, plan, state, index, note) {
   drawHead(root, plan, index);
-  const left = buysLeft(plan, state, index), lead = new Set(leaders(plan, state));
+  const left = buysLeft(plan, state, index), lead = new Set(leaders(plan, state)), sums = totals(state);
   plan.seats.forEach((seat, position) => {
     const row = root.querySelector("[data-player='" + seat.id + "']");
-    if (row) drawRow(row, plan, state, index, seat, left[seat.id], lead.has(position));
+    if (row) drawRow(row, plan, state, index, seat, left[seat.id], lead.has(position), sums);
   });
   slot(root, "lead-key").hidden = lead.size === 0;
   const row = note && root.querySelector("[data-player='" + note.player + "']");

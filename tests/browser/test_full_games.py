@@ -247,6 +247,8 @@ def play_round_screen(page, preset: Preset, number: int, h: Hand, refusals: list
             # Where a buy is refused, the button looks off (aria-disabled) but a tap still says why.
             if refused:
                 expect(button).to_have_attribute("aria-disabled", "true")
+            if refused:  # not under the sticky bar: a forced tap lands where the button is
+                button.evaluate("b => b.scrollIntoView({block: 'center'})")
             button.click(force=refused)
             if name in down and not preset.down_may_buy:
                 expect(r.locator(".row-message")).to_have_text(

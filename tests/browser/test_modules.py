@@ -209,3 +209,40 @@ def test_store_makes_ids_the_server_keeps_and_reads_what_it_wrote(game):
     assert all(len(i) == 32 and int(i, 16) >= 0 for i in result["ids"]) and result["ids"][0] != result["ids"][1]
     assert result["back"] == {"a": [1, 2]} and result["missing"] == "fallback"
 
+
+
+def test_round_says_why_a_buy_is_refused_in_the_servers_words(game):
+    open_game(game, "family-7")  # 4 buys a hand; a player who has laid down may not buy
+    said = run(game, """async (m) => {
+        const round = await import("/static/js/round.js");
+        const [ann, bob] = m.data.seats.map((s) => s.id);
+        let s = m.data.state;
+        for (let i = 0; i < 4; i++) s = m.state.apply(m.p, s, {kind: "buy", round: 1, player: ann});
+        s = m.state.apply(m.p, s, {kind: "down", round: 1, player: bob, laid_down: true});
+        return [round.buyRefusal(m.p, s, 0, ann), round.buyRefusal(m.p, s, 0, bob), round.buysLeft(m.p, s, 0)];
+    }""")
+    assert said[0] == "Ann has used all 4 buys this round."
+    assert said[1] == "Bob has laid down and may not buy any more this hand."
+    assert list(said[2].values()) == [0, None, 4]
+
+
+def test_sync_names_each_kept_action_and_shows_both_versions_of_a_disputed_round(game):
+    open_game(game, "shanghai-10")
+    shown = run(game, """(m) => {
+        const [ann, bob, cy] = m.data.seats.map((s) => s.id);
+        const labels = [{kind: "buy", player: bob}, {kind: "unbuy", player: cy}, {kind: "down", player: ann, laid_down: true},
+                        {kind: "undo", round: 3}, {kind: "hand", round: 2}].map((a) => m.sync.labelOf(m.p, a));
+        const box = document.createElement("div");
+        const theirs = {recorded: true, results: [{player: ann, points: 5}, {player: bob, points: 0}, {player: cy, points: 10}]};
+        const mine = {id: "x", kind: "hand", round: 1, status: "conflict", reason: "Round 1 was scored on another phone meanwhile.",
+          by: "ann", theirs, hands: [ann, bob, cy].map((p, i) => ({player: p, went_out: i === 2, counts: i === 2 ? {} : {"K": 1},
+          total: null, bonus: "", event: false}))};
+        m.sync.drawSync(box, m.p, [mine], "", {discard() {}, useMine() {}, change() {}}, "");
+        return {labels, text: box.textContent, buttons: [...box.querySelectorAll("button")].map((b) => b.textContent)};
+    }""")
+    assert shown["labels"] == ["Buy for Bob", "Take back a buy from Cy", "Ann has laid down", "Undo round 3",
+                               "Round 2 cards"]
+    assert "Round 1 was scored on another phone meanwhile (by ann)." in shown["text"]
+    assert "On the other phoneAnn 5 · Bob 0 · Cy 10" in shown["text"]
+    assert "On this phoneAnn 10 · Bob 10 · Cy 0" in shown["text"]
+    assert shown["buttons"] == ["Use this phone's", "Change this phone's", "Keep the other phone's"]

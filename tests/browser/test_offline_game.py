@@ -218,3 +218,30 @@ def test_two_phones_score_round_two_differently_and_the_family_chooses(page, bro
     with app.app_context():
         assert len(db.session.execute(db.select(RoundChange).where(RoundChange.number == 2)).all()) == (
             2 if choice == "Use this phone's" else 1)
+
+
+def test_a_buy_the_server_refuses_stays_on_the_phone_with_the_reason_until_discarded(page, browser):
+    app = page.app
+    sign_up(page)
+    start_game(page)
+    a = signed_in_phone(browser, page, service_workers="block")
+    a.context.set_offline(True)
+    for _ in range(3):  # A, offline: Cy's three buys, the round's limit
+        row(a, "Cy").get_by_role("button", name="Buy for Cy").click()
+    row(a, "Bob").get_by_role("button", name="Buy for Bob").click()
+    expect(row(a, "Cy").locator(".buy-count")).to_have_text("3/3")
+    row(page, "Cy").get_by_role("button", name="Buy for Cy").click()  # B, online, meanwhile
+    all_sent(page)
+    a.context.set_offline(False)
+    a.evaluate("window.dispatchEvent(new Event('online'))")
+
+    refused = a.locator(".refused")
+    expect(refused).to_contain_text("Not taken: Buy for Cy. Cy has used all 3 buys this round.")
+    expect(a.locator(".game")).to_have_attribute("data-pending", "2")  # the refused buy, and Bob's after it
+    assert buys_of(app, 1, 1) == {"Ann": 0, "Bob": 0, "Cy": 3}  # nothing after the refusal was sent
+    shot(a, "25-refused-buy")
+    refused.get_by_role("button", name="Discard it").click()
+    all_sent(a)
+    assert buys_of(app, 1, 1) == {"Ann": 0, "Bob": 1, "Cy": 3}
+    expect(row(a, "Cy").locator(".buy-count")).to_have_text("3/3")
+    expect(row(a, "Bob").locator(".buy-count")).to_have_text("1/3")

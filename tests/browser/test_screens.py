@@ -72,6 +72,7 @@ def test_two_rounds_by_tapping(page):
         row(page, "Cy").get_by_role("button", name="Buy for Cy").click()
     buy = row(page, "Cy").get_by_role("button", name="Buy for Cy")
     expect(buy).to_have_attribute("aria-disabled", "true")  # looks off at the limit
+    buy.evaluate("b => b.scrollIntoView({block: 'center'})")
     buy.click(force=True)  # and a tap says why
     expect(row(page, "Cy").locator(".row-message")).to_have_text("Cy has used all 3 buys this round.")
     expect(row(page, "Cy").locator(".buy-count")).to_have_text("3/3")
