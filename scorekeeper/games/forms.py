@@ -205,6 +205,26 @@ class _EntryBase(FlaskForm):
         self.table_errors = problems.table
         return ok and not self.table_errors and not any(self.player_errors.values())
 
+    def opens_on(self) -> int:
+        """The hand the card entry shows first with the script (static/js/keypad.js does the same):
+        the first with a problem, else the first; the next one when that player went out."""
+        ids = [p.id for p in self.players]
+        flagged = [p.id for p in self.players if self.player_errors[p.id] or self.hand(p).errors]
+        start = ids.index(flagged[0]) if flagged else 0
+        return next((ids[(start + step) % len(ids)] for step in range(len(ids))
+                     if str(ids[(start + step) % len(ids)]) != self.went_out.data), ids[start])
+
+    def went_out_line(self) -> str | None:
+        """Who went out and how, as the script folds the choice into one line; ``None`` while it is
+        open (no choice yet, or a problem with it)."""
+        name = next((p.name for p in self.players if str(p.id) == self.went_out.data), None)
+        if name is None or self.went_out.errors:
+            return None
+        if not self.out_bonuses:
+            return f"{name} went out"
+        how = next((c.label for c in self.bonus.choices if c.value == (self.bonus.data or "")), "")
+        return f"{name}: {how[:1].lower()}{how[1:]}" if how else f"{name} went out"
+
     def entries(self) -> list[rules.Hand]:
         """The form as one hand per player, for the rules core and the service layer."""
         out_bonus = (self.bonus.data or "") if self.out_bonuses else ""

@@ -1,20 +1,16 @@
 // On plain HTTP (a secure context is also localhost), say once, briefly, which table features need
-// HTTPS, with a link to the phone set-up page. Not on that page itself: it says so at length.
+// HTTPS, with a link to the phone set-up page (not on that page itself: it says so at length).
+// early.js decided before the first paint whether it shows (html.show-https-hint); here it is only
+// marked as seen and made dismissible.
 
 const KEY = "scorekeeper-https-hint-shown";
 const hint = document.querySelector("[data-https-hint]");
 
-function shownBefore() {
+if (hint && document.documentElement.classList.contains("show-https-hint")) {
   try {
-    const before = localStorage.getItem(KEY) === "1";
     localStorage.setItem(KEY, "1");
-    return before;
   } catch (error) {
-    return false;  // storage refused: show it, it is short
+    /* storage refused: it shows again on the next page, it is short */
   }
-}
-
-if (hint && !window.isSecureContext && !document.querySelector("[data-phone-check]") && !shownBefore()) {
-  hint.hidden = false;
   hint.querySelector("[data-dismiss]").addEventListener("click", () => { hint.hidden = true; });
 }

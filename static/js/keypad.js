@@ -99,7 +99,6 @@ function setupHand(hand, changed) {
   state.render = render;
   if (total) total.addEventListener("input", render);
   if (event) event.addEventListener("change", render);
-  chosen.hidden = false;
   state.refresh();
   return state;
 }
@@ -131,7 +130,6 @@ export function loadDraft(key) { return read(key, null); }
 // The answer: ``refresh()`` after the fields were filled from elsewhere, ``asked()`` to ask
 // about hands left empty (true when one was), and ``handsAt(plan)`` to read the hands.
 export function setupEntry(form, onChange) {
-  form.classList.add("js-keypad");
   const hands = Array.from(form.querySelectorAll("[data-hand]"));
   const switches = {};
   form.querySelectorAll("[data-switch]").forEach((button) => { switches[button.getAttribute("data-switch")] = button; });
@@ -292,10 +290,6 @@ export function setupEntry(form, onChange) {
     form.addEventListener("input", onChange);
     form.addEventListener("change", onChange);
   }
-  form.querySelector("[data-switcher]").hidden = false;
-  keypad.hidden = false;
-  next.hidden = false;
-
   function refresh() {
     hands.forEach((hand) => {
       states[idOf(hand)].refresh();
@@ -337,7 +331,8 @@ export function setupEntry(form, onChange) {
   return { refresh, asked, read, activate: (id) => activate(hands.find((h) => idOf(h) === String(id))) };
 }
 
-// The page scrolls above the fixed keypad, never under it.
+// The page scrolls above the fixed keypad, never under it: app.css reserves the bar's usual height
+// from the first paint; this makes it exact (a larger text size, a phone's safe area).
 export function keepClearOf(bar) {
   function pad() {
     if (!bar.getClientRects().length) return; // hidden: another screen of the game shows

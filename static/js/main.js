@@ -15,6 +15,9 @@ import "./https_hint.js"; // on plain HTTP, says once what needs HTTPS
 import * as keypad from "./keypad.js";
 import { afterFrame, forget, QUEUE, read } from "./store.js";
 
+// The modules arrived: early.js leaves the page as the script sets it up (it undoes that otherwise).
+document.documentElement.setAttribute("data-script", "ready");
+
 document.addEventListener("submit", (event) => {
   const message = event.target.getAttribute("data-confirm");
   if (message && !event.defaultPrevented && !window.confirm(message)) event.preventDefault();

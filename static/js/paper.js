@@ -24,6 +24,5 @@ export function setupPaper(form) {
   }
   form.addEventListener("input", sum);
   form.addEventListener("change", sum);
-  foot.hidden = false;
   sum();
 }

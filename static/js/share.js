@@ -25,5 +25,4 @@ export function setupShare(box) {
       if (!error || error.name !== "AbortError") copy(); // closing the share sheet is no failure
     });
   });
-  button.hidden = false;
 }

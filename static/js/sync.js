@@ -70,30 +70,29 @@ function refusedBox(plan, head, actions) {
 
 // Draw the sync area ``box``: ``items`` are the game's queued actions, ``note`` a line to add
 // (no connection, signed out), ``actions`` what the buttons do, ``said`` what the last action did.
+// Its first line is one line high whatever it says, and there from the first paint (app.css): what a
+// tap queues shows there and goes once the server has it, and nothing below it moves. What needs
+// the family (a refusal, two versions of a round) and the note come below it.
 export function drawSync(box, plan, items, note, actions, said) {
   box.textContent = "";
-  if (said) {
-    const done = el("p", "flash flash-success", said);
-    done.setAttribute("role", "status");
-    box.appendChild(done);
+  const waiting = items.filter((a) => a.status === "pending");
+  const line = el("div", "sync-line");
+  line.setAttribute("role", "status");
+  if (waiting.length) {
+    line.classList.add("flash", "outbox-list");
+    const list = el("details"), title = el("summary");
+    title.append(el("b", "", "Saved on this phone — will send"), el("span", "sync-count", " (" + waiting.length + ")"));
+    const names = el("ul");
+    waiting.forEach((a) => names.appendChild(el("li", "", labelOf(plan, a))));
+    list.append(title, names);
+    line.appendChild(list);
+  } else if (said) {
+    line.classList.add("flash", "flash-success");
+    line.textContent = said;
   }
+  box.appendChild(line);
   const head = items[0];
   if (head && head.status === "conflict") box.appendChild(conflictBox(plan, head, actions));
   else if (head && head.status === "refused") box.appendChild(refusedBox(plan, head, actions));
-  const waiting = items.filter((a) => a.status === "pending");
-  if (waiting.length || note) {
-    const kept = el("div", "flash outbox-list");
-    kept.setAttribute("role", "status");
-    if (waiting.length) {
-      const list = el("details"), title = el("summary");
-      title.append(el("b", "", "Saved on this phone — will send"), " (" + waiting.length + ")");
-      const names = el("ul");
-      waiting.forEach((a) => names.appendChild(el("li", "", labelOf(plan, a))));
-      list.append(title, names);
-      kept.appendChild(list);
-    }
-    if (note) kept.appendChild(el("p", "note", note));
-    box.appendChild(kept);
-  }
-  box.hidden = !box.childNodes.length;
+  if (note) box.appendChild(el("p", "flash note", note));
 }
