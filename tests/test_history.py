@@ -7,6 +7,7 @@ number worked out by hand below, so a wrong sum or a wrong filter shows up as a 
 
 from __future__ import annotations
 
+import random
 import re
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
@@ -28,8 +29,10 @@ from tests.helpers import (
     game_status,
     make_app,
     new_game,
+    play_random_hand,
     player_ids,
     record,
+    start_game,
     strict_client,
     text_of,
     texts_by_class,
@@ -610,6 +613,37 @@ def test_a_long_history_is_charted_by_year(app, client):
     # Lower averages are drawn higher up: the chart keeps the years' order of averages.
     order = sorted(range(len(years)), key=lambda i: years[i][1])
     assert sorted(range(len(years)), key=lambda i: -lines[FAMILY_7_NAME][i][1]) == order
+
+
+def test_a_history_of_more_years_than_a_phone_shows_apart_is_charted_by_groups_of_years(app, client):
+    """36 years of one game a year: 18 points of two years each, the average of both years' games at
+    each, the rating at the end of each two years; links to the newest seasons still by year."""
+    rng = random.Random(5)
+    with app.app_context():
+        family = access.current_family()
+        for year in range(1990, 2026):
+            game = start_game(family, ["Ann", "Bob", "Cy"], rng)
+            game.started_at = datetime(year, 6, 1, 20, 0)
+            db.session.commit()
+            while game.current_round is not None:
+                play_random_hand(game, rng)
+        ann = db.session.execute(db.select(Player).where(Player.name == "Ann")).scalar_one()
+        totals = dict(db.session.execute(db.select(PlayerGame.month, PlayerGame.total).where(
+            PlayerGame.player_id == ann.id, PlayerGame.status == "finished")).all())
+        figures = stats.profile(family, ann)
+    assert (figures.by_year, figures.years_per_point, figures.period_name) == (True, 2, "2 years")
+    assert [point for point, *_ in figures.months] == [str(year) for year in range(1990, 2026, 2)]
+    assert figures.by_month[3][2] == (totals["1996-06"] + totals["1997-06"]) / 2
+    assert figures.recent_years == [2025, 2024, 2023, 2022, 2021, 2020]
+    page = client.get(f"/players/{ann.id}")
+    html = page.get_data(as_text=True)
+    rating, scores = (html[start:html.index("</svg>", start)] for start in (html.index("<svg"), html.rindex("<svg")))
+    [(points, _)] = polylines(rating)
+    [(averages, _)] = polylines(scores)
+    assert len(points) == len(averages) == 18 <= stats.MOST_YEARS
+    assert 'class="axis-title">Years</text>' in scores and ">1990</text>" in scores
+    assert "Average final score per 2 years" in text_of(page)
+    assert 'href="/seasons/2025"' in html and 'href="/seasons/2019"' not in html
 
 
 def test_a_player_without_finished_games_has_dashes_and_no_chart(client, app):

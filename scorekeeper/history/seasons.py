@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time, timedelta
 
 from markupsafe import Markup
-from sqlalchemy import func
+from sqlalchemy import DateTime, Integer, bindparam, func, select
+from sqlalchemy.orm import aliased
 
 from ..extensions import db
 from ..models import FINISHED, Family, Game, Rating
@@ -131,37 +132,62 @@ class SeasonRatings:
     series: dict[int, list[int | None]]  # player id: rating at the end of each month (None before their first)
 
 
+def _month_rows():
+    """Per player and month of a season: the changes added up, the first game's moment, and the
+    player's rating after their last game of the season (an index look-up); and the season's games.
+    Built once, with parameters (``family``, ``start``, ``end``)."""
+    family, start, end = (bindparam(name, type_=type_) for name, type_ in
+                          (("family", Integer), ("start", DateTime), ("end", DateTime)))
+    newest, every = aliased(Rating), aliased(Rating)
+    after_season = select(newest.shown).where(
+        newest.family_id == family, newest.player_id == Rating.player_id, newest.played_at < end,
+    ).order_by(newest.played_at.desc(), newest.game_id.desc()).limit(1).scalar_subquery()
+    games = select(func.count(every.game_id.distinct())).where(
+        every.family_id == family, every.played_at >= start, every.played_at < end).scalar_subquery()
+    return (
+        select(Rating.player_id, Rating.month, func.sum(Rating.change).label("change"),
+               func.min(Rating.played_at).label("since"), after_season.label("last"), games.label("games"))
+        .where(Rating.family_id == family, Rating.played_at >= start, Rating.played_at < end)
+        .group_by(Rating.player_id, Rating.month)
+    )
+
+
+MONTH_ROWS = _month_rows()
+
+
 def season_ratings(family: Family, period: Period) -> SeasonRatings:
-    """The season's rating rows, read once: its games, each player's change, and each player's
-    rating at the end of every month with a finished game."""
+    """The season's games, each player's change and each player's rating at the end of every month
+    with a finished game, from a row per player and month (``MONTH_ROWS``) whatever the number of
+    games: a change is the step in the rating shown, so each month's rating is worked back from the
+    rating after the season."""
     start, end = period.moments
-    rows = db.session.execute(
-        db.select(Rating.game_id, Rating.player_id, Rating.month, Rating.shown, Rating.change)
-        .where(Rating.family_id == family.id, Rating.played_at >= start, Rating.played_at < end)
-        .order_by(Rating.played_at, Rating.game_id)
-    ).all()
+    rows = db.session.execute(MONTH_ROWS, {"family": family.id, "start": start, "end": end}).all()
     months = sorted({row.month for row in rows})
-    changes: dict[int, int] = {}
-    last: dict[int, dict[str, int]] = {}
-    for row in rows:
-        changes[row.player_id] = changes.get(row.player_id, 0) + row.change
-        last.setdefault(row.player_id, {})[row.month] = row.shown
+    mine: dict[int, dict[str, int]] = {}
+    for row in sorted(rows, key=lambda row: (row.since, row.player_id)):  # players as they first played in it
+        mine.setdefault(row.player_id, {})[row.month] = row.change
+    changes = {player_id: sum(by_month.values()) for player_id, by_month in mine.items()}
+    last = {row.player_id: row.last for row in rows}
     series = {}
-    for player_id, by_month in last.items():
-        value, values = None, []
+    for player_id, by_month in mine.items():
+        value, values, shown = None, [], last[player_id] - changes[player_id]  # before the season's games
         for month in months:
-            value = by_month.get(month, value)
+            if month in by_month:
+                shown += by_month[month]
+                value = shown
             values.append(value)
         series[player_id] = values
-    return SeasonRatings(len({row.game_id for row in rows}), changes, months, series)
+    return SeasonRatings(rows[0].games if rows else 0, changes, months, series)
 
 
 def played_years(family: Family) -> list[int]:
-    """The years from the family's first finished game to its last, newest first."""
-    first, last = db.session.execute(
-        db.select(func.min(Game.started_at), func.max(Game.started_at))
-        .where(Game.family_id == family.id, Game.status == FINISHED)
-    ).one()
+    """The years from the family's first finished game to its last, newest first: two look-ups in
+    the index of the family's games by status and start (one min() and one max() each take the end
+    of it; both in one select read every finished game)."""
+    first, last = db.session.execute(db.select(*(
+        db.select(extreme(Game.started_at)).where(Game.family_id == family.id, Game.status == FINISHED)
+        .scalar_subquery() for extreme in (func.min, func.max)
+    ))).one()
     return list(range(last.year, first.year - 1, -1)) if first else []
 
 

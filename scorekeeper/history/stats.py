@@ -9,17 +9,21 @@ finished games count in statistics; abandoned ones stay in the history list.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
-from sqlalchemy import and_, case, func
+from sqlalchemy import Integer, and_, case, cast, func
 from sqlalchemy.orm import selectinload
 
 from ..extensions import db
-from ..models import FINISHED, IN_PROGRESS, Family, Game, Player, PlayerGame
+from ..models import FINISHED, IN_PROGRESS, Family, Game, Player, PlayerGame, Seat
 from .models import KeptMonth, KeptPlayer, KeptYear
 
 PAGE_SIZE = 25
 MONTHS = 36  # a profile whose games span more months is charted by year
+# ... and one spanning more years by groups of years: a phone shows no more points apart, and the
+# profile costs the same to draw with decades of games as with two years.
+MOST_YEARS = 24
+RECENT_YEARS = 6  # the seasons a profile links to
 
 
 # -- the game list ------------------------------------------------------------------------
@@ -34,18 +38,32 @@ class HistoryFilters:
     date_to: date | None = None
 
 
+@dataclass(frozen=True)
+class GameLine:
+    """A game as a list of games shows it: its columns, not the game (whose rules are a document)."""
+
+    id: int
+    started_at: datetime
+    finished_at: datetime | None
+    status: str
+    rules_name: str  # as the game recorded its rules
+    players: list[str]  # in seat order
+    winners: list[str]
+    winning_total: int | None
+
+
 @dataclass
 class HistoryPage:
-    games: list[Game]
-    winners: dict[int, list[str]]  # game id -> winners' names
-    winning_total: dict[int, int]  # game id -> the winners' final score
-    total: int
+    games: list[GameLine]
+    total: int | None  # None when not counted
     page: int
     pages: int
 
 
-def history(family: Family, filters: HistoryFilters, page: int = 1, page_size: int = PAGE_SIZE) -> HistoryPage:
-    """One page of the family's games, newest first: four queries whatever the page."""
+def history(family: Family, filters: HistoryFilters, page: int = 1, page_size: int = PAGE_SIZE,
+            counted: bool = True) -> HistoryPage:
+    """One page of the family's games, newest first: four queries whatever the page (three for the
+    first page not ``counted``: the newest games only)."""
     query = db.select(Game.id).where(Game.family_id == family.id)
     if filters.variant_key:
         query = query.where(Game.variant_key == filters.variant_key)
@@ -63,32 +81,42 @@ def history(family: Family, filters: HistoryFilters, page: int = 1, page_size: i
                 )
             )
         )
-    total = db.session.execute(db.select(func.count()).select_from(query.subquery())).scalar_one()
-    pages = max(1, -(-total // page_size))
+    total = db.session.execute(db.select(func.count()).select_from(query.subquery())).scalar_one() if counted else None
+    pages = max(1, -(-total // page_size)) if counted else 1
     page = min(max(page, 1), pages)
     newest_first = (Game.started_at.desc(), Game.id.desc())
     page_ids = query.order_by(*newest_first).limit(page_size).offset((page - 1) * page_size)
-    games = list(
-        db.session.execute(
-            db.select(Game)
-            .where(Game.id.in_(page_ids.scalar_subquery()))
-            .order_by(*newest_first)
-            .options(selectinload(Game.seats))
-        ).scalars()
-    )
+    return HistoryPage(_lines(page_ids.scalar_subquery(), newest_first), total, page, pages)
+
+
+def _lines(ids, order) -> list[GameLine]:
+    """The games of ``ids`` (a select of them) in ``order``: three queries of columns."""
+    games = db.session.execute(
+        db.select(Game.id, Game.started_at, Game.finished_at, Game.status, Game.variant_key,
+                  Game.rules["name"].as_string().label("name"))
+        .where(Game.id.in_(ids)).order_by(*order)
+    ).all()
+    if not games:
+        return []
+    found = [game.id for game in games]
+    players: dict[int, list[str]] = {}
+    for game_id, name in db.session.execute(
+        db.select(Seat.game_id, Player.name).join(Player, Player.id == Seat.player_id)
+        .where(Seat.game_id.in_(found)).order_by(Seat.game_id, Seat.position)
+    ):
+        players.setdefault(game_id, []).append(name)
     winners: dict[int, list[str]] = {}
     winning_total: dict[int, int] = {}
-    if games:
-        rows = db.session.execute(
-            db.select(PlayerGame.game_id, Player.name, PlayerGame.total)
-            .join(Player, Player.id == PlayerGame.player_id)
-            .where(PlayerGame.game_id.in_([g.id for g in games]), PlayerGame.won)
-            .order_by(Player.name)
-        )
-        for game_id, name, score in rows:
-            winners.setdefault(game_id, []).append(name)
-            winning_total[game_id] = score
-    return HistoryPage(games, winners, winning_total, total, page, pages)
+    for game_id, name, score in db.session.execute(
+        db.select(PlayerGame.game_id, Player.name, PlayerGame.total)
+        .join(Player, Player.id == PlayerGame.player_id)
+        .where(PlayerGame.game_id.in_(found), PlayerGame.won)
+        .order_by(Player.name)
+    ):
+        winners.setdefault(game_id, []).append(name)
+        winning_total[game_id] = score
+    return [GameLine(g.id, g.started_at, g.finished_at, g.status, g.name or g.variant_key, players.get(g.id, []),
+                     winners.get(g.id, []), winning_total.get(g.id)) for g in games]
 
 
 @dataclass
@@ -197,9 +225,19 @@ class Profile:
     best: Held | None
     worst: Held | None
     by_variant: list[dict] = field(default_factory=list)
-    # Month ("2026-11") or, with ``by_year``, year ("2026"); rules key; points; games.
+    # Month ("2026-11") or, with ``by_year``, year ("2026", the first of ``years_per_point``); rules
+    # key; points; games.
     months: list[tuple[str, str, int, int]] = field(default_factory=list)
     by_year: bool = False
+    years_per_point: int = 1
+    recent_years: list[int] = field(default_factory=list)  # the newest years with a finished game, newest first
+
+    @property
+    def period_name(self) -> str:
+        """What one point of the charts covers: "month", "year" or "3 years"."""
+        if not self.by_year:
+            return "month"
+        return "year" if self.years_per_point == 1 else f"{self.years_per_point} years"
 
     @property
     def win_rate(self) -> float | None:
@@ -218,7 +256,7 @@ class Profile:
 
 
 def profile(family: Family, player: Player) -> Profile:
-    """A player's figures over the family's finished games, from the kept figures: three queries."""
+    """A player's figures over the family's finished games, from the kept figures: four queries."""
     kept = list(db.session.execute(
         db.select(KeptPlayer)
         .where(KeptPlayer.family_id == family.id, KeptPlayer.player_id == player.id)
@@ -228,14 +266,24 @@ def profile(family: Family, player: Player) -> Profile:
         db.select(extreme(KeptMonth.month)).where(KeptMonth.family_id == family.id, KeptMonth.player_id == player.id)
         .scalar_subquery() for extreme in (func.min, func.max)
     ))).one()
-    # Decades of months make no chart on a phone: a long history is charted by year.
+    # Decades of months make no chart on a phone: a long history is charted by year, and one of
+    # more than MOST_YEARS years by groups of years (each named by its first).
     by_year = first is not None and _months_between(first, last) >= MONTHS
-    table, period = (KeptYear, KeptYear.year) if by_year else (KeptMonth, KeptMonth.month)
+    step = -(-(int(last[:4]) - int(first[:4]) + 1) // MOST_YEARS) if by_year else 1
+    if by_year:
+        start = (cast(KeptYear.year, Integer) - int(first[:4])) // step * step + int(first[:4])
+        table, period = KeptYear, start.label("period")
+    else:
+        table, period = KeptMonth, KeptMonth.month
+    mine = (table.family_id == family.id, table.player_id == player.id)
     months = db.session.execute(
-        db.select(period, table.variant_key, table.points, table.games)
-        .where(table.family_id == family.id, table.player_id == player.id)
-        .order_by(period, table.variant_key)
+        db.select(period, table.variant_key, func.sum(table.points), func.sum(table.games))
+        .where(*mine).group_by(period, table.variant_key).order_by(period, table.variant_key)
     ).all()
+    recent = db.session.execute(
+        db.select(KeptYear.year).where(KeptYear.family_id == family.id, KeptYear.player_id == player.id)
+        .group_by(KeptYear.year).order_by(KeptYear.year.desc()).limit(RECENT_YEARS)
+    ).scalars()
     games, points, hands = (sum(getattr(row, name) for row in kept) for name in ("games", "points", "hands"))
     # Where games share a best (or worst) score, the earlier one holds it.
     best = min(((r.best, r.best_on, r.best_game) for r in kept), default=None)
@@ -257,8 +305,10 @@ def profile(family: Family, player: Player) -> Profile:
              "points_per_hand": row.points / row.hands if row.hands else None, "best": row.best, "worst": row.worst}
             for row in kept
         ],
-        months=[tuple(row) for row in months],
+        months=[(f"{p:04d}" if by_year else p, key, points, games) for p, key, points, games in months],
         by_year=by_year,
+        years_per_point=step,
+        recent_years=[int(year) for year in recent],
     )
 
 

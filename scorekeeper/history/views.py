@@ -96,7 +96,7 @@ def _profile(family, person: Player, names: dict[str, str]) -> dict:
     """A profile's figures, its two charts, its rating and the seasons it played in."""
     figures = stats.profile(family, person)
     points = sorted({point for point, *_ in figures.months})
-    step = "Year" if figures.by_year else "Month"
+    step = figures.period_name.capitalize() if figures.years_per_point == 1 else "Years"
     # One line per rule set: their scores differ too much to share one.
     averages = {(point, key): average for point, key, average in figures.by_month}
     chart = charts.line_chart(
@@ -105,25 +105,26 @@ def _profile(family, person: Player, names: dict[str, str]) -> dict:
         points,
         x_title=step,
         y_title="Final score",
-        label=f"{person.name}'s average final score by {step.lower()}",
+        label=f"{person.name}'s average final score by {figures.period_name}",
     )
-    rated = ratings.at_ends(family.id, person.id, {point: _period_end(point) for point in points})
+    years = figures.years_per_point
+    rated = ratings.at_ends(family.id, person.id, {point: _period_end(point, years) for point in points})
     rating_chart = charts.line_chart(
         [("Rating", list(rated.values()))],
         list(rated),
         x_title=step,
         y_title="Rating",
-        label=f"{person.name}'s rating at the end of each {step.lower()}",
+        label=f"{person.name}'s rating at the end of each {figures.period_name}",
     ) if len(rated) > 1 else None
     return {"figures": figures, "chart": chart, "rating": list(rated.values())[-1] if rated else 0,
-            "rating_chart": rating_chart, "seasons": sorted({int(point[:4]) for point in points}, reverse=True)}
+            "rating_chart": rating_chart, "seasons": figures.recent_years}
 
 
-def _period_end(point: str) -> datetime:
-    """The first moment after a year ("2026") or a month ("2026-11"); the last moment there is
-    for the last of them (an imported game may be dated in 9999)."""
-    year, month = (int(point), 12) if len(point) == 4 else (int(point[:4]), int(point[5:]))
-    if (year, month) == (datetime.max.year, 12):
+def _period_end(point: str, years: int = 1) -> datetime:
+    """The first moment after a month ("2026-11"), or after ``years`` years from "2026"; the last
+    moment there is after the last of them (an imported game may be dated in 9999)."""
+    year, month = (int(point) + years - 1, 12) if len(point) == 4 else (int(point[:4]), int(point[5:]))
+    if (year, month) >= (datetime.max.year, 12):
         return datetime.max
     return datetime(year + month // 12, month % 12 + 1, 1)
 
