@@ -1,5 +1,6 @@
-"""The pages of the benchmark: the family's data, the endpoints, SQL statements and in-process
-draws of each page, and the pages drawn over HTTP right after a change (a buy and its undo)."""
+"""The pages of the benchmark: the families' data, the endpoints, SQL statements and in-process
+draws of each page, and what a phone downloads for each (Chromium). The draws over HTTP right after
+a change are bench/draws.py."""
 
 from __future__ import annotations
 
@@ -9,25 +10,30 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from http_load import REFUSED, Browser, percentile, request
+from http_load import Browser
 
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed"]
 RESERVED = 6  # fresh games kept for the in-process count and timing of a recorded round
 BENCH_USER, BENCH_PASSWORD = "bench", "a bench password"
+QUEUE_USER = "bench-queue"  # the member of the second family, whose fresh games take the queued hands
 BASELINE = "baseline /healthz"
 
 
 def prepare(folder: Path, games: int, fresh_games: int, finished: int = 40) -> dict:
-    """Seed a SQLite database and set up the games the endpoints need; returns ids for the URLs."""
+    """Seed a SQLite database and set up the games the endpoints need; returns ids for the URLs.
+
+    The family is shaped like a real one: its history of ``games`` finished games and one game at
+    its table, played by five of its own players (the busiest first, whose profile is timed), with
+    every hand in but the last, so a hand finishes it and an undo opens it again. The fresh games a
+    phone's queued hands are sent to belong to a second family on the same server (``ids["queue"]``)."""
     os.environ["SCOREKEEPER_INSTANCE_PATH"] = str(folder)  # its secret key is made there too
     os.environ.pop("SCOREKEEPER_DATABASE_URL", None)
-    from scorekeeper import create_app, rules
+    from scorekeeper import create_app, families, rules
     from scorekeeper.accounts import service as account_service
     from scorekeeper.demo import seed_demo
     from scorekeeper.extensions import db
     from scorekeeper.games import hands, service
     from scorekeeper.history.seasons import parse_period, season_games
-    from scorekeeper.models import FINISHED, PlayerGame
     from scorekeeper.sharing import service as sharing
 
     app = create_app()
@@ -35,37 +41,62 @@ def prepare(folder: Path, games: int, fresh_games: int, finished: int = 40) -> d
         member = account_service.create_family("The Benchmarks", BENCH_USER, BENCH_PASSWORD)
         family = member.family
         seed_demo(family, games, seed=1)
-        players = seat_players(family, PLAYERS)
+        players = _busiest(family) + [p.id for p in families.family_players(family)]
+        seated = list(dict.fromkeys(players))[:len(PLAYERS)]
         variant = rules.get_variant("shanghai-10")
-        seats = [service.SeatChoice(player_id=players[n].id) for n in PLAYERS]
-        playing = service.start_game(family, variant, seats, first_dealer=0)
-        for number in (1, 2):  # a game in progress with two hands in
-            entries = [rules.Hand(player_id=players[n].id, went_out=(i == number), laid_down=True,
-                                  counts={} if i == number else {"K": 1, "5": 2}) for i, n in enumerate(PLAYERS)]
-            hands.record_round(playing, number, entries, version=0)
+        playing = service.start_game(family, variant, [service.SeatChoice(player_id=p) for p in seated], first_dealer=0)
+        last = playing.rounds[-1].number
+        for number in range(1, last):
+            hands.record_round(playing, number, table_hand(seated, number % len(seated)), version=0)
         scoreboard = sharing.create(playing, "view", member)  # a phone or TV watching the game
-        fresh = [service.start_game(family, variant, seats, first_dealer=0).id for _ in range(fresh_games)]
-        current = playing.current_round.number
-        # The profile and head-to-head of the players with the most finished games: the heaviest ones.
-        busiest = db.session.execute(
-            db.select(PlayerGame.player_id).where(PlayerGame.family_id == family.id, PlayerGame.status == FINISHED)
-            .group_by(PlayerGame.player_id).order_by(db.func.count().desc(), PlayerGame.player_id).limit(2)
-        ).scalars().all()
         ids = {
             "playing": playing.id,
-            "round": current,
-            "fresh": fresh,
-            "finished": finished_shapes(finished),
-            "player": busiest[0],
-            "other": busiest[1],
-            "player_ids": {n: players[n].id for n in PLAYERS},
+            "round": last,
+            "seats": seated,
+            "player": seated[0],
+            "other": seated[1],
             "member": member.get_id(),
             "scoreboard": f"/live/{scoreboard.token}/board",
+            "finished": finished_shapes(finished),
             "year": datetime.now(UTC).year,  # the demo history ends today
             "year_games": len(season_games(family, parse_period(str(datetime.now(UTC).year)))),
+            "queue": _queue_family(fresh_games),
         }
         db.session.remove()
     return ids
+
+
+def table_hand(seats: list[int], out: int) -> list:
+    """A hand of the game at the table: the player at ``out`` goes out, the others hold a King and two Fives."""
+    from scorekeeper import rules
+
+    return [rules.Hand(player_id=pid, went_out=i == out, laid_down=True, counts={} if i == out else {"K": 1, "5": 2})
+            for i, pid in enumerate(seats)]
+
+
+def _busiest(family) -> list[int]:
+    """The family's players, most finished games first."""
+    from scorekeeper.extensions import db
+    from scorekeeper.models import FINISHED, PlayerGame
+
+    return list(db.session.execute(
+        db.select(PlayerGame.player_id).where(PlayerGame.family_id == family.id, PlayerGame.status == FINISHED)
+        .group_by(PlayerGame.player_id).order_by(db.func.count().desc(), PlayerGame.player_id)
+    ).scalars())
+
+
+def _queue_family(fresh_games: int) -> dict:
+    """A second family with ``fresh_games`` games just started, for the phone's queued hands."""
+    from scorekeeper import rules
+    from scorekeeper.accounts import service as account_service
+    from scorekeeper.games import service
+
+    member = account_service.create_family("The Next Table", QUEUE_USER, BENCH_PASSWORD)
+    players = seat_players(member.family, PLAYERS)
+    seats = [service.SeatChoice(player_id=players[n].id) for n in PLAYERS]
+    variant = rules.get_variant("shanghai-10")
+    fresh = [service.start_game(member.family, variant, seats, first_dealer=0).id for _ in range(fresh_games)]
+    return {"member": member.get_id(), "fresh": fresh, "player_ids": {n: players[n].id for n in PLAYERS}}
 
 
 def seat_players(family, names: list[str]) -> dict:
@@ -119,27 +150,13 @@ def endpoints(ids: dict, games: int) -> dict[str, str]:
     }
 
 
-
-
-def hand_action(ids: dict, game: int) -> dict:
-    """The hand of ``round_form`` as a phone queues it (``games.actions``), for round 1 of ``game``."""
-    pid = ids["player_ids"]
+def hand_action(queue: dict, game: int) -> dict:
+    """Round 1 of a fresh game of the second family as a phone queues it (``games.actions``): Ann goes
+    out, the others hold a King and two Fives."""
+    pid = queue["player_ids"]
     return {"id": f"bench-hand-{game}", "kind": "hand", "round": 1, "base": 0, "hands": [
         {"player": pid[name], "went_out": name == "Ann", "laid_down": True, "buys": 0,
          "counts": {} if name == "Ann" else {"K": 1, "5": 2}, "total": None} for name in PLAYERS]}
-
-
-def round_form(ids: dict, csrf: str | None, version: int = 0) -> dict:
-    """A hand of the five-player game: Ann goes out, the others hold a King and two Fives."""
-    pid = ids["player_ids"]
-    data = {"action": "save", "version": str(version), "went_out": str(pid["Ann"])}
-    for name in PLAYERS[1:]:
-        data[f"p{pid[name]}-k_K"] = "1"
-        data[f"p{pid[name]}-k_5"] = "2"
-        data[f"p{pid[name]}-laid_down"] = "y"
-    if csrf:
-        data["csrf_token"] = csrf
-    return data
 
 
 def _time(fn) -> float:
@@ -170,12 +187,15 @@ def count_queries(folder: Path, ids: dict, games: int) -> tuple[dict[str, int], 
         with counting_statements(app) as sent:
             client.get(path)
         counts[name] = len(sent)
-    # A phone's queued hand on reserved fresh games: time a few, count one.
-    reserved = ids["fresh"][-RESERVED:]
+    # A phone's queued hand on reserved fresh games of the second family: time a few, count one.
+    queue = ids["queue"]
+    with client.session_transaction() as session:
+        session["_user_id"] = queue["member"]
+    reserved = queue["fresh"][-RESERVED:]
     drawn[QUEUED] = statistics.median(
-        _time(lambda g=game: client.post(f"/games/{g}/actions", json=hand_action(ids, g))) for game in reserved[1:])
+        _time(lambda g=game: client.post(f"/games/{g}/actions", json=hand_action(queue, g))) for game in reserved[1:])
     with counting_statements(app) as sent:
-        client.post(f"/games/{reserved[0]}/actions", json=hand_action(ids, reserved[0]))
+        client.post(f"/games/{reserved[0]}/actions", json=hand_action(queue, reserved[0]))
     counts[QUEUED] = len(sent)
     return counts, drawn
 
@@ -204,33 +224,3 @@ def page_weights(browser: Browser, paths: dict[str, str]) -> dict[str, tuple[flo
             context.close()
         chromium.close()
     return weights
-
-
-def measure_draws(sites: list[tuple[Browser, dict, int]], samples: int) -> list[dict[str, dict]]:
-    """Each page drawn over HTTP right after a change, on each site (browser, ids, games): ``samples``
-    times, a buy and its undo on the game in progress (each moves the family's version on, so every
-    cached page is stale), then one timed GET of the page. Pages and sites take turns, so a slow
-    moment of the machine hits them all alike."""
-    names = list(endpoints(sites[0][1], sites[0][2]))
-    times = [{name: [] for name in names} for _ in sites]
-    etags = [request(browser.port, "GET", ids["scoreboard"]).headers["ETag"] for browser, ids, _ in sites]
-    for _ in range(samples):
-        for name in names:
-            for index, (browser, ids, games) in enumerate(sites):
-                path = endpoints(ids, games)[name]
-                where = f"/games/{ids['playing']}/rounds/{ids['round']}"
-                for action in ("buy", "unbuy"):
-                    response = browser.post(f"{where}/{action}", {"player": ids["player_ids"]["Bob"]})
-                    if response.status != 302:
-                        raise SystemExit(f"{action} answered {response.status}")
-                board = path == ids["scoreboard"]  # it polls with the ETag it last saw
-                response = browser.get(path, {"If-None-Match": etags[index]} if board else None)
-                if response.status != 200:
-                    raise SystemExit(f"{name} after a change answered {response.status}")
-                if REFUSED.search(response.text):
-                    raise SystemExit(f"a buy or its undo was refused (seen on {name})")
-                if board:
-                    etags[index] = response.headers["ETag"]
-                times[index][name].append(response.ms)
-    return [{name: {"median": statistics.median(v), "p95": percentile(v, 95), "n": len(v)} for name, v in site.items()}
-            for site in times]

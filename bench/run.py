@@ -5,13 +5,16 @@
     python bench/run.py --families-only   # only the many-families run (bench/families.py); prints it
     python bench/run.py --no-families     # everything but the many-families run
 
-For each history size it makes a fresh SQLite database (seed-demo), counts each page's SQL
-statements and times its draw in-process, and starts a gunicorn (2 workers) on 127.0.0.1; both
-servers stay up and are driven from this separate process: cache hits with wrk when installed
-(else a Python client), then each page drawn right after a change (a buy and its undo, then the
-page; the two sizes take turns), recorded rounds, and at the large size the PDFs. /healthz, which
-touches no database, is the baseline of the same run. Then the many-families run on PostgreSQL
-(bench/families.py). Timings never fail the run (FAIL lines are printed); errors do.
+For each history size it makes a fresh SQLite database (seed-demo: a family with that history and
+one game at its table, and a second family whose fresh games take the phone's queued hands), counts
+each page's SQL statements and times its draw in-process, and starts a gunicorn (2 workers) on
+127.0.0.1; both servers stay up and are driven from this separate process: cache hits with wrk when
+installed (else a Python client), what a phone downloads per page (Chromium), each page drawn right
+after the change its content depends on (bench/draws.py; the two sizes take turns), queued hands,
+and at the large size the PDFs, the phone's timings, the attacks and Lighthouse's mobile run of every
+page (bench/lighthouse.py; a subset with --quick). /healthz, which touches no database, is the
+baseline of the same run. Then the many-families run on PostgreSQL (bench/families.py). Timings
+never fail the run (FAIL lines are printed); errors do.
 """
 
 from __future__ import annotations
@@ -32,19 +35,21 @@ sys.path.insert(0, str(ROOT))
 
 import attacks  # noqa: E402
 import families  # noqa: E402
+import lighthouse  # noqa: E402
 import phone_bench  # noqa: E402
 import report  # noqa: E402
 import sheet_bench  # noqa: E402
+from draws import measure_draws  # noqa: E402
 from http_load import Browser, python_load, request, wrk_load, wrk_version  # noqa: E402
 from pages import (  # noqa: E402
     BASELINE,
     BENCH_PASSWORD,
     BENCH_USER,
+    QUEUE_USER,
     RESERVED,
     count_queries,
     endpoints,
     hand_action,
-    measure_draws,
     page_weights,
     prepare,
 )
@@ -79,14 +84,15 @@ def _hits(port: int, path: str, headers: dict, options) -> dict:
     return python_load(port, [("GET", path, None, headers)] * options.requests, options.concurrency)
 
 
-def queued_hands(browser: Browser, ids: dict, options) -> dict:
+def queued_hands(browser: Browser, queue: dict, options) -> dict:
     """A phone's queued hand as the server applies it (POST /games/<id>/actions, JSON, one per fresh
-    game), and /healthz by the same client and concurrency just before: the server's cost of one action."""
+    game of the second family), and /healthz by the same client and concurrency just before: the
+    server's cost of one action."""
     cookie = {"Cookie": browser.cookie}
     base = python_load(browser.port, [("GET", "/healthz", None, cookie)] * options.posts, options.concurrency)
     headers = {**cookie, "Content-Type": "application/json", "X-CSRFToken": browser.csrf}
-    jobs = [("POST", f"/games/{game}/actions", json.dumps(hand_action(ids, game)).encode(), headers)
-            for game in ids["fresh"][: options.posts]]
+    jobs = [("POST", f"/games/{game}/actions", json.dumps(hand_action(queue, game)).encode(), headers)
+            for game in queue["fresh"][: options.posts]]
     return {**python_load(browser.port, jobs, options.concurrency), "concurrency": options.concurrency,
             "base": base["median"]}
 
@@ -116,6 +122,7 @@ def measure(options) -> tuple[dict, dict]:
             server, port = start_server(size["folder"], workers=2)
             servers.append(server)
             size["browser"] = Browser(port).sign_in(BENCH_USER, BENCH_PASSWORD)
+            size["queue_browser"] = Browser(port).sign_in(QUEUE_USER, BENCH_PASSWORD)
         load_before = os.getloadavg()[0]
         for size in sizes:
             browser, ids, games = size["browser"], size["ids"], size["games"]
@@ -125,8 +132,13 @@ def measure(options) -> tuple[dict, dict]:
         draws = measure_draws([(s["browser"], s["ids"], s["games"]) for s in sizes], options.samples)
         for size, drawn in zip(sizes, draws):
             size["draws"] = drawn
-            size["post"] = queued_hands(size["browser"], size["ids"], options)
+            size["post"] = queued_hands(size["queue_browser"], size["ids"]["queue"], options)
         small, large = sizes
+        if not options.no_lighthouse:
+            chosen = lighthouse.pages(large["ids"], endpoints(large["ids"], large["games"]))
+            if options.quick:
+                chosen = {name: chosen[name] for name in lighthouse.QUICK}
+            large["lighthouse"] = lighthouse.run(large["browser"].port, large["browser"].cookie, chosen)
         large["pdf"] = measure_pdf(large["browser"], large["ids"], options.pdf_samples, options.requests)
         large["yearbook"] = measure_yearbook(large["browser"], large["ids"])
         large["sheet"] = sheet_bench.measure(100 if options.quick else 1000)
@@ -177,6 +189,10 @@ def assemble(options, small, large, crowd) -> tuple[str, bool]:
                              attacks.section(large["attacks"], "SQLite"), phone_bench.section(large["phone"])):
             sections.append(text)
             verdicts += checks
+        if "lighthouse" in large:
+            text, checks = lighthouse.section(large["lighthouse"])
+            sections.append(text)
+            verdicts += checks
     if crowd:
         text, checks = report.families_section(crowd)
         sections.append(text)
@@ -194,11 +210,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--requests", type=int, default=300, help="requests per endpoint (Python client)")
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--samples", type=int, default=15, help="draws after a change, per page and size")
-    parser.add_argument("--posts", type=int, default=100, help="rounds recorded (one per fresh game)")
+    parser.add_argument("--samples", type=int, default=15, help="draws after its change, per page and size")
+    parser.add_argument("--posts", type=int, default=100, help="queued hands sent (one per fresh game)")
     parser.add_argument("--pdf-samples", type=int, default=15, help="paired sheet / bare page samples")
     parser.add_argument("--wrk-seconds", type=int, default=4)
     parser.add_argument("--no-wrk", action="store_true", help="the Python client even when wrk is installed")
+    parser.add_argument("--no-lighthouse", action="store_true", help="without Lighthouse's run of every page")
     parser.add_argument("--output", type=Path, default=None, help="where to write (default: RESULTS.md on a full run)")
     families.add_arguments(parser)
     options = parser.parse_args()

@@ -27,7 +27,7 @@ from openpyxl import Workbook  # noqa: E402
 
 from scorekeeper import rules  # noqa: E402
 from scorekeeper.rules.paper import card_totals  # noqa: E402
-from scorekeeper.transfer import sheet_import, sheets  # noqa: E402
+from scorekeeper.transfer import previews, sheet_import, sheets  # noqa: E402
 from scorekeeper.web import access  # noqa: E402
 
 BUDGET = 10.0
@@ -72,10 +72,10 @@ def time_file(raw: bytes, games: int) -> tuple[float, float]:
     with app.app_context():
         family = access.current_family()
         start = time.perf_counter()
-        packed = sheets.pack(sheets.read_cells(raw))
-        sheet_import.preview(family, sheets.unpack(packed), variant)
+        token = previews.keep(family.id, sheets.read_cells(raw))  # the preview is kept on the server
+        sheet_import.preview(family, previews.load(family.id, token), variant)
         previewed = time.perf_counter()
-        found = sheet_import.preview(family, sheets.unpack(packed), variant)
+        found = sheet_import.preview(family, previews.load(family.id, token), variant)
         added, _ = sheet_import.import_sheet(family, found.sheet)
         done = time.perf_counter()
     assert added == games, (added, games)
