@@ -594,3 +594,19 @@ def test_a_house_rules_name_like_a_formula_is_text_in_the_templates(client, app)
     assert not any(str(v)[:1] in "=+-@" for v in every)
     csv_text = client.get(f"/import/sheet/template/{key}.csv").data.decode("utf-8-sig")
     assert not any(cell[:1] in "=+-@" for cell in next(iter(__import__("csv").reader(io.StringIO(csv_text)))))
+
+
+def test_the_import_uses_the_previews_reading_unless_an_answer_changed_it(client, app, monkeypatch):
+    from scorekeeper.transfer import sheet_import
+
+    read = []
+    real = sheet_import.read_sheet
+    monkeypatch.setattr(sheet_import, "read_sheet", lambda *a, **k: read.append(1) or real(*a, **k))
+    rows = [HEADER] + [[datetime(2024, 5, 1)] + r + [None] for r in GAME_1]
+    rows[1][2] = None  # nobody has round 1's going-out score: the preview asks
+    page = upload(client, xlsx(rows))
+    answered = confirm(client, page, action="check", **{"out:2:1": "Ann"})  # an answer: read again
+    assert len(read) == 2 and problems(answered) == []
+    done = confirm(client, answered, **{"out:2:1": "Ann"})  # the same answer: the reading kept is imported
+    assert done.status_code == 302 and len(read) == 2
+    assert finished_totals(app)["2024-05-01"] == {"Ann": 50, "Bob": 70, "Cy": 115}

@@ -332,6 +332,8 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
 def _whole(text: str) -> int | None:
     """A whole number as a sheet writes it (5, +5, -5, 5.0, 5,00), or ``None`` (also for one of
     more than ``MOST_DIGITS`` digits, whose digits are counted before ``int`` reads them)."""
+    if text.isascii() and text.isdigit() and len(text) <= MOST_DIGITS:  # as most cells are: read at once
+        return int(text)
     if not WHOLE.fullmatch(text):
         return None
     digits = re.split("[.,]", text)[0].lstrip("+-").lstrip("0")

@@ -12,7 +12,7 @@ from .. import rules
 from ..families import family_players
 from ..games.service import PAST_GAME_HOUR
 from ..models import HOUSE_PREFIX, Family, utcnow
-from . import importing
+from . import importing, previews
 from .sheet_games import Sheet, read_sheet
 from .sheets import Cell
 
@@ -36,13 +36,21 @@ class Preview:
 
 def preview(
     family: Family, cells: list[list[Cell]], variant: rules.Variant,
-    mapping: dict[str, str] | None = None, answers: dict[str, str] | None = None,
+    mapping: dict[str, str] | None = None, answers: dict[str, str] | None = None, token: str | None = None,
 ) -> Preview:
     """Read ``cells`` for ``family``: ``mapping`` (a name in the file, casefolded: a player of
-    the family, by name) says who the unknown names are; names not mapped become new players."""
+    the family, by name) says who the unknown names are; names not mapped become new players.
+    With the preview's ``token``, a reading kept for the same rules, names, answers and day is used,
+    and a new reading is kept."""
     players = {p.name.casefold(): p.name for p in family_players(family)}
     mapping = {name: players[to.casefold()] for name, to in (mapping or {}).items() if to.casefold() in players}
-    sheet = read_sheet(cells, variant, utcnow().date(), mapping, answers)  # today as the app counts days
+    today = utcnow().date()  # as the app counts days
+    key = previews.reading_key(variant, mapping, answers or {}, today)
+    sheet = previews.reading(token, key) if token else None
+    if sheet is None:
+        sheet = read_sheet(cells, variant, today, mapping, answers)
+        if token:
+            previews.keep_reading(token, key, sheet)
     matched = {name: players[name.casefold()] for name in sheet.names if name.casefold() in players}
     matched.update({name: mapping[name.casefold()] for name in sheet.names if name.casefold() in mapping})
     unknown = [name for name in sheet.names if name not in matched]
