@@ -364,7 +364,12 @@ export function setupGame(root) {
   setInterval(look, LOOK_EVERY_MS);
   window.addEventListener("online", () => { draw(); sendNow(); });
   window.addEventListener("offline", draw);
-  window.addEventListener("storage", (event) => { if (event.key && event.key.indexOf("scorekeeper-") === 0) draw(); });
+  // Another tab of this phone sent or kept something: the same game, drawn again.
+  window.addEventListener("storage", (event) => {
+    if (!event.key || event.key.indexOf("scorekeeper-") !== 0) return;
+    if (event.key === stored) server = newest(server, read(stored, null));
+    draw();
+  });
 
   keep(server);
   root.classList.add("is-live");
