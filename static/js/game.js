@@ -362,6 +362,8 @@ export function setupGame(root) {
       .catch(() => { /* no answer: the next look tries again */ });
   }
   setInterval(look, LOOK_EVERY_MS);
+  // Back at the table after the phone was locked or another app was open: the news at once.
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) look(); });
   window.addEventListener("online", () => { draw(); sendNow(); });
   window.addEventListener("offline", draw);
   // Another tab of this phone sent or kept something: the same game, drawn again.
