@@ -13,6 +13,7 @@ import re
 import socket
 import stat
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from cryptography import x509
@@ -373,7 +374,9 @@ def test_every_page_carries_the_plain_http_hint_hidden_for_the_script_to_show(cl
     page = client.get("/")
     (hint,) = re.findall(r"<p class=\"https-hint\"[^>]*>.*?</p>", page.text, re.S)
     assert " hidden" in hint.split(">")[0] and 'href="/phone"' in hint
-    assert '<script type="module" src="/static/js/https_hint.js' in page.text
+    # The page's one script, main.js, brings the hint's module in.
+    assert '<script type="module" src="/static/js/main.js' in page.text
+    assert 'import "./https_hint.js";' in (Path(__file__).parents[1] / "static/js/main.js").read_text()
 
 
 # -- the plain-HTTP port ------------------------------------------------------------------
