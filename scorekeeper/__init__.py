@@ -11,6 +11,7 @@ from pathlib import Path
 from flask import Flask
 
 from .extensions import csrf, db
+from .rules import figures
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -46,6 +47,9 @@ FILTERS = {
     "sentence": lambda text: text[:1].upper() + text[1:],
     # A negative number with a real minus sign, which reads better than a hyphen.
     "minus": lambda number: str(number).replace("-", "\u2212"),
+    # Averages and shares rounded half up, as families round them (131.25: 131.3; 12.5%: 13%).
+    "decimal": figures.half_up,
+    "percent": figures.percent,
 }
 
 
@@ -83,6 +87,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config["SECRET_KEY"] = _secret_key(instance_path)
 
     from . import cli, rules, upgrade
+    from .games.table import short_names
     from .accounts import views as accounts
     from .games import views as games
     from .history import views as history
@@ -102,6 +107,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.register_blueprint(blueprint)
     access.init_app(app)
     app.jinja_env.globals["preset_keys"] = frozenset(rules.VARIANTS)  # their rules pages are public
+    app.jinja_env.globals["short_names"] = short_names  # a name where it would not fit (static/js/names.js)
     app.jinja_env.filters.update(FILTERS)
     errors.init_app(app)
     cli.init_app(app)

@@ -458,8 +458,9 @@ def test_editing_a_round_of_a_finished_game_changes_totals_and_winner(client, ap
                                    "Cy": "Q Q"},      # 10+10 = 20
                       version, laid_down=["Bob"])
     review, saved = review_then_save(client, game_id, 3, data)
-    # Review shows the new hand and the totals it leads to: Ann 10+55 = 65, Bob 45−10 = 35, Cy 95.
-    assert review_lines(review) == {"Ann": (55, 65), "Bob": (0, 35), "Cy": (20, 95)}
+    # Review shows the new hand and the totals after round 3, as the standings show them (not the
+    # game's totals after round 7): Ann 0+55 = 55, Bob 10+0 = 10, Cy 20+20 = 40.
+    assert review_lines(review) == {"Ann": (55, 55), "Bob": (0, 10), "Cy": (20, 40)}
     assert saved.headers["Location"] == f"/games/{game_id}/standings"
 
     after = text_of(client.get(f"/games/{game_id}/standings"))
@@ -621,4 +622,7 @@ def test_short_names_cut_to_three_letters_or_as_many_as_tell_two_apart():
     from scorekeeper.games.table import short_names
 
     assert short_names(["Annabel", "Annette", "Bartholomew", "Cy", "Dana", "Dimitri"]) == [
-        "Anna", "Anne", "Bar", "Cy", "Dana", "Dim"]
+        "Anna", "Anne", "Bar", "Cy", "Dan", "Dim"]
+    # The shortest beginning that tells each apart, never more: Grandma and Grandpa are Grandm and Grandp.
+    assert short_names(["Grandma", "Grandpa", "Cousin Bernadette", "Cousin Bert", "Ann", "Anna"]) == [
+        "Grandm", "Grandp", "Cousin Bern", "Cousin Bert", "Ann", "Anna"]
