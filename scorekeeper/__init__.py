@@ -87,9 +87,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config["SECRET_KEY"] = _secret_key(instance_path)
 
     from . import cli, rules, upgrade
-    from .games.table import short_names
     from .accounts import views as accounts
     from .games import views as games
+    from .games.table import short_names
     from .history import views as history
     from .hosting import views as hosting
     from .house_rules import views as house_rules
@@ -97,6 +97,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .sharing import views as sharing
     from .transfer import views as transfer
     from .web import access, errors, home, page_cache, pwa, security
+    from .web.times import local_time
 
     security.init_app(app)
     db.init_app(app)
@@ -108,6 +109,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     access.init_app(app)
     app.jinja_env.globals["preset_keys"] = frozenset(rules.VARIANTS)  # their rules pages are public
     app.jinja_env.globals["short_names"] = short_names  # a name where it would not fit (static/js/names.js)
+    app.jinja_env.filters["local_time"] = local_time  # a time the phone shows in its own zone
     app.jinja_env.filters.update(FILTERS)
     errors.init_app(app)
     cli.init_app(app)

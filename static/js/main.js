@@ -12,6 +12,7 @@ import { setupLiveBoard } from "./board.js";
 import "./https_hint.js"; // on plain HTTP, says once what needs HTTPS
 import { setupGame } from "./game.js";
 import { fillForm, keepClearOf, loadDraft, saveDraft, setupEntry } from "./keypad.js";
+import { setupLocalTimes } from "./localtime.js";
 import { setupNames } from "./names.js";
 import { setupPaper } from "./paper.js";
 import { setupSeats } from "./seats.js";
@@ -72,6 +73,7 @@ document.querySelectorAll("[data-wake-lock]").forEach(setupWakeLock);
 document.querySelectorAll("[data-share]").forEach(setupShare);
 document.querySelectorAll("[data-live-board]").forEach(setupLiveBoard);
 setupNames(document);
+setupLocalTimes(document);
 
 const worker = document.documentElement.getAttribute("data-service-worker");
 if (worker && "serviceWorker" in navigator) {
