@@ -53,6 +53,16 @@ FILTERS = {
 }
 
 
+def _template_helpers(app: Flask) -> None:
+    from .games.table import short_names
+    from .rules import VARIANTS
+    from .web.times import local_time
+
+    app.jinja_env.globals["preset_keys"] = frozenset(VARIANTS)  # their rules pages are public
+    app.jinja_env.globals["short_names"] = short_names  # a name where it would not fit (static/js/names.js)
+    app.jinja_env.filters.update(FILTERS, local_time=local_time)  # local_time: shown in the phone's own zone
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: config from the instance folder and ``SCOREKEEPER_*`` environment."""
     app = Flask(
@@ -86,10 +96,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance_path)
 
-    from . import cli, rules, upgrade
+    from . import cli, upgrade
     from .accounts import views as accounts
     from .games import views as games
-    from .games.table import short_names
     from .history import views as history
     from .hosting import views as hosting
     from .house_rules import views as house_rules
@@ -97,7 +106,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     from .sharing import views as sharing
     from .transfer import views as transfer
     from .web import access, errors, home, page_cache, pwa, security
-    from .web.times import local_time
 
     security.init_app(app)
     db.init_app(app)
@@ -107,10 +115,7 @@ def create_app(test_config: dict | None = None) -> Flask:
                       house_rules.bp, pwa.bp, hosting.bp):
         app.register_blueprint(blueprint)
     access.init_app(app)
-    app.jinja_env.globals["preset_keys"] = frozenset(rules.VARIANTS)  # their rules pages are public
-    app.jinja_env.globals["short_names"] = short_names  # a name where it would not fit (static/js/names.js)
-    app.jinja_env.filters["local_time"] = local_time  # a time the phone shows in its own zone
-    app.jinja_env.filters.update(FILTERS)
+    _template_helpers(app)
     errors.init_app(app)
     cli.init_app(app)
     page_cache.init_app(app)

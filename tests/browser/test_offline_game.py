@@ -224,12 +224,7 @@ def test_offline_buys_left_and_each_rows_count_agree_and_a_laid_down_player_may_
     """family-7 (4 buys a hand; a player who has laid down may not buy), with no connection: the
     "Buys left" line and each row's count come from the same state on the phone."""
     sign_up(page)
-    page.get_by_role("link", name="+ New game").click()
-    page.get_by_label("Shanghai Rummy (family rules, 7 hands)").check()
-    page.locator("#new_players").fill("Ann, Bob, Sam")
-    page.get_by_role("button", name="Next: seating").click()
-    page.locator(".chip-choice", has_text="Ann").click()
-    page.get_by_role("button", name="Start game").click()
+    start_game(page, "Ann, Bob, Sam", rules="Shanghai Rummy (family rules, 7 hands)")
     expect(page.locator("#buys-left")).to_have_text("Buys left: Ann 4, Bob 4, Sam 4.")
     connection_lost(page)
     for _ in range(3):
