@@ -17,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,9 +47,14 @@ def sh_commands(path: Path) -> list[str]:
 ALL = [(path.relative_to(ROOT).as_posix(), command) for path in DOCS for command in sh_commands(path)]
 
 
+# Where a command that starts the app keeps its files, unless told otherwise: never the checkout's instance/.
+SPARE_INSTANCE = tempfile.mkdtemp(prefix="scorekeeper-docs-")
+
+
 def run(args, cwd: Path, env: dict | None = None, shell: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run(args, cwd=cwd, env={**os.environ, **(env or {})}, shell=shell, capture_output=True,
-                          text=True, timeout=600, executable="/bin/bash" if shell else None)
+    env = {**os.environ, "SCOREKEEPER_INSTANCE_PATH": SPARE_INSTANCE, **(env or {})}
+    return subprocess.run(args, cwd=cwd, env=env, shell=shell, capture_output=True, text=True, timeout=600,
+                          executable="/bin/bash" if shell else None)
 
 
 def flask(*args: str) -> list[str]:
