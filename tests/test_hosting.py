@@ -13,6 +13,7 @@ import re
 import socket
 import stat
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from cryptography import x509

@@ -219,6 +219,20 @@ def test_a_missing_score_a_player_twice_and_a_wrong_total_column(client, app):
     ]
 
 
+def test_the_preview_shows_no_totals_for_a_game_with_a_round_it_could_not_read(client, app):
+    rows = [HEADER, [datetime(2024, 5, 1)] + GAME_1[0] + [None],
+            [datetime(2024, 5, 1), "Bob", 10, 0, "2x", 15, 0, 5, 15, None],  # round 3 unreadable
+            [datetime(2024, 5, 1)] + GAME_1[2] + [None]]
+    rows += [[datetime(2024, 5, 2)] + row + [None] for row in GAME_2]
+    page = upload(client, xlsx(rows))
+    assert problems(page) == ["Row 3, column E (Round 3): '2x' is not a whole number"]
+    games = texts_by_class(page, "sheet-games")[0]
+    # Without round 3 the totals would be Ann 30, Bob 45, Cy 115: not what the sheet adds up to, so none.
+    assert "Ann · Bob · Cy · no totals yet: round 3 is not read (see above)" in games
+    assert "Ann 30" not in games and "Bob 45" not in games
+    assert "Ann 135 · Bob 95 · Dee 60" in games  # the other game, read whole
+
+
 def test_going_out_bonuses_of_the_rules_are_read_from_the_score(client, app):
     header = ["Date", "Player", *(f"Deal {n}" for n in range(1, 11))]
     rows = [header,

@@ -84,7 +84,13 @@ class SheetGame:
     numbers: list[int] = field(default_factory=list)  # the rounds it played
     rounds: list[tuple[PaperHand, ...]] = field(default_factory=list)  # per round, seat by seat
     points: list[list[int]] = field(default_factory=list)  # per round, seat by seat
+    read: list[int] = field(default_factory=list)  # the rounds read whole (a round with a problem is not)
     uid: str = ""
+
+    @property
+    def unread(self) -> list[int]:
+        """The rounds left out of ``totals`` because of a problem or an open question."""
+        return [number for number in self.numbers if number not in self.read]
 
     @property
     def totals(self) -> list[int]:
@@ -370,6 +376,7 @@ def _read_round(game, number, scores, columns, column, sheet, answer: str | None
         shapes.setdefault(shape, shape)
         for shape in (PaperHand(h.went_out, h.laid_down, h.hand_total, h.bonus_code) for h in paper.hands)))
     game.points.append([rules.hand_score(variant, hand, number)[0] for hand in paper.hands])
+    game.read.append(number)
 
 
 def _check_totals(game: SheetGame, cells, columns: _Columns, sheet: Sheet) -> None:

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from .. import rules
 from ..families import family_players
 from ..games.service import PAST_GAME_HOUR
-from ..models import HOUSE_PREFIX, Family, utcnow
+from ..models import HOUSE_PREFIX, SHEET, Family, utcnow
 from . import importing, previews
 from .sheet_games import Sheet, read_sheet
 from .sheets import Cell
@@ -95,12 +95,14 @@ def sheet_data(family: Family, sheet: Sheet) -> dict:
 
 
 def _game_entry(game, variant: rules.Variant, started: datetime) -> dict:
-    schedule = rules.schedule(game.numbers, 0, len(game.names))  # the sheet does not say who dealt first
+    # The sheet does not say who dealt: the rounds are dealt round from seat 1, marked as a guess (SHEET).
+    schedule = rules.schedule(game.numbers, 0, len(game.names))
     rounds = []
     for position, ((number, dealer), paper, points) in enumerate(zip(schedule, game.rounds, game.points)):
         at = started + timedelta(minutes=ROUND_MINUTES * (position + 1))
         rounds.append({
             "position": position, "number": number, "dealer": dealer, "recorded_at": at.isoformat(), "version": 1,
+            "source": SHEET,
             "results": [
                 {
                     "player": game.names[seat], "buys": 0, "laid_down": hand.laid_down,
