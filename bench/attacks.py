@@ -1,5 +1,5 @@
 """The inputs that once took a worker far past its budget, timed against gunicorn (two workers, as
-the README serves it): seconds for each answer, and the worker's memory above idle and CPU seconds
+docs/hosting.md serves it): seconds for each answer, and the worker's memory above idle and CPU seconds
 from /proc. Also a normal import of 4,000 games of eight players, and yearbooks asked for at once.
 
 Run: python bench/attacks.py [--postgres URL]   (bench/run.py runs it too)

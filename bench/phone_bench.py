@@ -128,9 +128,10 @@ def measure(taps: int = 49) -> dict:
             centre = {key: _centre(page, f"[data-keypad] [data-add='{key}']") for key in KEYS}
             following = _centre(page, "[data-next]")
             page.wait_for_timeout(200)
-            each = -(-taps // (len(PLAYERS) - 1))  # the taps shared by the seven who did not go out
+            each = max(1, taps // 7)  # the same number of cards to each of the seven who did not go out
+            taps = each * 7
             for i in range(taps):
-                if i % each == 0:  # the next of them (the first Next passes the one the entry opened on)
+                if i % each == 0:
                     _tap(cdp, page, following)
                 _tap(cdp, page, centre[KEYS[i % len(KEYS)]])
             page.wait_for_timeout(500)  # the last entries reach the observer

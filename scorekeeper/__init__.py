@@ -11,6 +11,7 @@ from pathlib import Path
 from flask import Flask
 
 from .extensions import csrf, db
+from .rules import figures
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -46,7 +47,20 @@ FILTERS = {
     "sentence": lambda text: text[:1].upper() + text[1:],
     # A negative number with a real minus sign, which reads better than a hyphen.
     "minus": lambda number: str(number).replace("-", "\u2212"),
+    # Averages and shares rounded half up, as families round them (131.25: 131.3; 12.5%: 13%).
+    "decimal": figures.half_up,
+    "percent": figures.percent,
 }
+
+
+def _template_helpers(app: Flask) -> None:
+    from .games.table import short_names
+    from .rules import VARIANTS
+    from .web.times import local_time
+
+    app.jinja_env.globals["preset_keys"] = frozenset(VARIANTS)  # their rules pages are public
+    app.jinja_env.globals["short_names"] = short_names  # a name where it would not fit (static/js/names.js)
+    app.jinja_env.filters.update(FILTERS, local_time=local_time)  # local_time: shown in the phone's own zone
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -82,7 +96,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance_path)
 
-    from . import cli, rules, upgrade
+    from . import cli, upgrade
     from .accounts import views as accounts
     from .games import views as games
     from .history import views as history
@@ -101,8 +115,7 @@ def create_app(test_config: dict | None = None) -> Flask:
                       house_rules.bp, pwa.bp, hosting.bp):
         app.register_blueprint(blueprint)
     access.init_app(app)
-    app.jinja_env.globals["preset_keys"] = frozenset(rules.VARIANTS)  # their rules pages are public
-    app.jinja_env.filters.update(FILTERS)
+    _template_helpers(app)
     errors.init_app(app)
     cli.init_app(app)
     page_cache.init_app(app)

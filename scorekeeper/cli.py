@@ -274,7 +274,7 @@ def backup_command(output):
     if engine.dialect.name != "sqlite":
         raise click.ClickException(
             "This database is not SQLite: back it up with pg_dump, e.g. "
-            "pg_dump --format=custom --file=scorekeeper.dump DATABASE_URL (see README)."
+            "pg_dump --format=custom --file=scorekeeper.dump DATABASE_URL (see docs/hosting.md)."
         )
     if output.exists() and os.path.samefile(output, engine.url.database):
         raise click.ClickException(f"{output} is the database itself; write the backup to another file.")

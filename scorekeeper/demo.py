@@ -110,7 +110,7 @@ def _one_game(rng, family, variants, players, played_on, ids, rows) -> None:
         ids[Seat] += 1
 
     totals = [0] * count
-    tally = [{"hands_won": 0, "times_stuck": 0, "buys": 0} for _ in seated]
+    tally = [{"hands_won": 0, "times_stuck": 0, "buys": 0, "marked_hands": len(numbers)} for _ in seated]
     for position, (number, dealer) in enumerate(rules.schedule(numbers, first_dealer, count)):
         round_ = variant.round(number)
         round_id = ids[GameRound]

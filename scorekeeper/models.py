@@ -17,6 +17,11 @@ from .rules import Variant
 IN_PROGRESS = "in_progress"
 FINISHED = "finished"
 ABANDONED = "abandoned"
+# How a hand was recorded (``GameRound.source``), which says what it holds besides the points:
+TABLE = "table"  # at the table: buys, laid-down marks and the dealer
+PAPER = "paper"  # typed from a paper sheet: the dealer (from the seating), no buys or laid-down marks
+SHEET = "sheet"  # imported from a spreadsheet: points only (no dealer, buys or laid-down marks)
+SOURCES = (TABLE, PAPER, SHEET)
 MAX_ID = 2**31 - 1  # the largest integer an Integer column holds on every database (PostgreSQL: 32 bits)
 
 
@@ -123,6 +128,8 @@ class GameRound(db.Model):
     recorded_at: Mapped[datetime | None]
     # Bumped on every change of the recorded result, so a stale edit is caught.
     version: Mapped[int] = mapped_column(default=0)
+    # TABLE, PAPER or SHEET: how the hand was first recorded, so statistics leave out what it did not record.
+    source: Mapped[str] = mapped_column(String(10), default=TABLE, server_default=TABLE)
 
     game: Mapped[Game] = relationship(back_populates="rounds")
     results: Mapped[list[Result]] = relationship(
@@ -132,6 +139,16 @@ class GameRound(db.Model):
     @property
     def rules(self):
         return self.game.variant.round(self.number)
+
+    @property
+    def marked(self) -> bool:
+        """Whether the hand recorded buys and laid-down marks (it was played at the table)."""
+        return self.source == TABLE
+
+    @property
+    def dealer_known(self) -> bool:
+        """A spreadsheet does not say who dealt: its games' dealers are the app's guess."""
+        return self.source != SHEET
 
     def result_for(self, player_id: int) -> Result:
         return next(r for r in self.results if r.player_id == player_id)
@@ -162,8 +179,8 @@ class Result(db.Model):
 
     @property
     def stuck(self) -> bool:
-        """Never laid down during a recorded hand."""
-        return not self.laid_down and not self.went_out
+        """Never laid down during a hand recorded at the table (paper does not say)."""
+        return not self.laid_down and not self.went_out and self.round.marked
 
 
 class PlayerGame(db.Model):
@@ -201,7 +218,8 @@ class PlayerGame(db.Model):
     hands_won: Mapped[int] = mapped_column(default=0)
     times_stuck: Mapped[int] = mapped_column(default=0)
     buys: Mapped[int] = mapped_column(default=0)
-
+    # Hands that recorded buys and laid-down marks (``GameRound.marked``): what buys and times stuck are out of.
+    marked_hands: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class Rating(db.Model):

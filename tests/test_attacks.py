@@ -1,5 +1,5 @@
 """Each small input that once took a gunicorn worker far past its budget, sent to gunicorn as the
-README serves it (two workers): it is answered with a message a family can act on, nothing is
+docs/hosting.md serves it (two workers): it is answered with a message a family can act on, nothing is
 written, and no worker's memory rises more than 150 MB above its idle size nor spends more than
 5 s of CPU (read from /proc; the wall-clock times are bench/attacks.py's). The normal import of
 4,000 games of eight players keeps to the same memory and 10 s."""

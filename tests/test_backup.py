@@ -1,5 +1,5 @@
 """Backups: ``flask --app scorekeeper backup -o FILE`` copies a SQLite database (online backup API)
-while the app serves and writes; the copy restores as the README says; PostgreSQL is backed up
+while the app serves and writes; the copy restores as docs/hosting.md says; PostgreSQL is backed up
 with pg_dump and restored with pg_restore.
 
 The SQLite tests skip when the suite runs on PostgreSQL (``SCOREKEEPER_TEST_DATABASE_URL``), and
@@ -285,7 +285,7 @@ def test_backups_while_hands_are_saved_hold_whole_hands(app, tmp_path):
 
 @sqlite_only
 def test_restore_brings_back_what_the_backup_held(tmp_path):
-    """The README's restore: stop the app, copy the backup over the database file, delete any
+    """The restore of docs/hosting.md: stop the app, copy the backup over the database file, delete any
     ``-wal``/``-shm`` files beside it, start the app. Hands saved after the backup are gone."""
     app = make_app(tmp_path, keep=True)
     client = strict_client(app)
@@ -443,7 +443,7 @@ def run_tool(*args) -> None:
                     reason="pg_dump and pg_restore are not installed")
 @pytest.mark.parametrize("target", ["same-database", "new-database"])
 def test_pg_dump_and_pg_restore_keep_the_games(app, client, tmp_path, request, target):
-    """The README's PostgreSQL procedure: ``pg_dump --format=custom`` while serving; later, with the
+    """The PostgreSQL procedure of docs/hosting.md: ``pg_dump --format=custom`` while serving; later, with the
     app stopped, ``pg_restore --clean --if-exists --no-owner`` over the same database (or into a
     new empty one); the app then shows what the dump held, and play goes on."""
     url = app.config["SQLALCHEMY_DATABASE_URI"]

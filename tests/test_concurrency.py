@@ -56,7 +56,7 @@ def _free_port() -> int:
 
 
 class Server:
-    """gunicorn as the README runs it (``scorekeeper.gunicorn_conf``: two workers)."""
+    """gunicorn as docs/hosting.md runs it (``scorekeeper.gunicorn_conf``: two workers)."""
 
     def __init__(self, database_url: str, instance: Path):
         self.database_url, self.instance = database_url, instance

@@ -10,6 +10,8 @@ counted by hand.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scorekeeper.extensions import db
@@ -21,6 +23,7 @@ from tests.helpers import (
     element_text,
     game_status,
     input_value,
+    input_values,
     new_game,
     opened_form,
     player_ids,
@@ -381,6 +384,10 @@ def test_family_7_player_who_has_laid_down_may_not_buy(client, app):
     screen = tap(client, game_id, 1, "down", ids["Bob"], laid_down="1")
     assert "Down ✓" in element_text(screen, f"player-{ids['Bob']}")
     assert "A player who has laid down may not buy." in text_of(screen)
+    # Bob is not counted among those who may still buy, and his Buy looks off (a tap still says why).
+    assert element_text(screen, "buys-left") == "Buys left: Ann 4, Bob laid down, Cy 4."
+    buy = re.search(rf'<li id="player-{ids["Bob"]}".*?(<button[^>]*>Buy</button>)', screen.text, re.S).group(1)
+    assert 'aria-disabled="true"' in buy and " disabled" not in buy.replace("aria-disabled", "")
 
     screen = tap(client, game_id, 1, "buy", ids["Bob"])
     row = element_text(screen, f"player-{ids['Bob']}")
@@ -458,8 +465,9 @@ def test_editing_a_round_of_a_finished_game_changes_totals_and_winner(client, ap
                                    "Cy": "Q Q"},      # 10+10 = 20
                       version, laid_down=["Bob"])
     review, saved = review_then_save(client, game_id, 3, data)
-    # Review shows the new hand and the totals it leads to: Ann 10+55 = 65, Bob 45−10 = 35, Cy 95.
-    assert review_lines(review) == {"Ann": (55, 65), "Bob": (0, 35), "Cy": (20, 95)}
+    # Review shows the new hand and the totals after round 3, as the standings show them (not the
+    # game's totals after round 7): Ann 0+55 = 55, Bob 10+0 = 10, Cy 20+20 = 40.
+    assert review_lines(review) == {"Ann": (55, 55), "Bob": (0, 10), "Cy": (20, 40)}
     assert saved.headers["Location"] == f"/games/{game_id}/standings"
 
     after = text_of(client.get(f"/games/{game_id}/standings"))
@@ -621,4 +629,21 @@ def test_short_names_cut_to_three_letters_or_as_many_as_tell_two_apart():
     from scorekeeper.games.table import short_names
 
     assert short_names(["Annabel", "Annette", "Bartholomew", "Cy", "Dana", "Dimitri"]) == [
-        "Anna", "Anne", "Bar", "Cy", "Dana", "Dim"]
+        "Anna", "Anne", "Bar", "Cy", "Dan", "Dim"]
+    # The shortest beginning that tells each apart, never more: Grandma and Grandpa are Grandm and Grandp.
+    assert short_names(["Grandma", "Grandpa", "Cousin Bernadette", "Cousin Bert", "Ann", "Anna"]) == [
+        "Grandm", "Grandp", "Cousin Bern", "Cousin Bert", "Ann", "Anna"]
+
+
+def test_a_new_game_offers_the_saved_players_in_the_last_games_seating(client, app):
+    table = ["Sam", "Mom", "Dad", "Lee", "Grandma", "Grandpa"]
+    new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    new_game(client, "family-7", table, first_dealer="Sam")
+    page = client.get("/games/new")
+    offered = re.findall(r'<input type="checkbox" name="player" value="(\d+)"[^>]*>\s*<span>([^<]*)</span>', page.text)
+    # The last game's table clockwise as it sat, then everyone else by name: no ▲ taps to restore it.
+    assert [name for _, name in offered] == [*table, "Ann", "Bob", "Cy"]
+    ticked = client.post("/games/new", data={"variant": "family-7", "player": [pid for pid, _ in offered[:6]]})
+    seats = [value.partition(":")[2] for value in input_values(ticked, "seat")]
+    names = {pid: name for pid, name in offered}
+    assert [names[pid] for pid in seats] == table

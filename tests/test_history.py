@@ -251,7 +251,8 @@ PROFILES = {
 BY_RULES = {  # the rules' name, then games, won, average score, per hand, best–worst
     "Ann": [[FAMILY_7_NAME], ["3", "1", "35.0", "5.8", "10–55"], [SHANGHAI_10_NAME], ["1", "0", "65.0", "6.5", "65"]],
     "Bob": [[FAMILY_7_NAME], ["3", "2", "25.0", "4.2", "10–40"], [SHANGHAI_10_NAME], ["1", "1", "0.0", "0.0", "0"]],
-    "Cy": [[FAMILY_7_NAME], ["2", "0", "67.5", "11.2", "60–75"], [SHANGHAI_10_NAME], ["1", "0", "60.0", "6.0", "60"]],
+    # 135 points in 12 hands: 11.25 per hand, shown as families round it (half up), not 11.2.
+    "Cy": [[FAMILY_7_NAME], ["2", "0", "67.5", "11.3", "60–75"], [SHANGHAI_10_NAME], ["1", "0", "60.0", "6.0", "60"]],
     "Di": [[FAMILY_7_NAME], ["2", "1", "47.5", "7.9", "25–70"]],
 }
 

@@ -50,14 +50,18 @@ def recount(family_id: int) -> dict[str, set[tuple]]:
         by_year[row.player_id, row.played_on.strftime("%Y"), row.variant_key].append(row)
 
     def held(rs, value):  # the best value, the earlier game on a tie
+        if not rs:
+            return (None, None, None)
         best = min(rs, key=lambda r: (value(r), r.played_on, r.game_id))
         return (abs(value(best)), best.played_on, best.game_id)
 
     players = {
         (pid, key, len(rs), sum(r.won for r in rs), sum(r.total for r in rs), sum(r.hands_played for r in rs),
          sum(r.hands_won for r in rs), sum(r.times_stuck for r in rs), sum(r.buys for r in rs),
+         sum(r.marked_hands for r in rs),
          held(rs, lambda r: r.total), held(rs, lambda r: -r.total), held(rs, lambda r: -r.hands_won),
-         held(rs, lambda r: -r.times_stuck))
+         # Only a game every hand of which recorded laid-down marks says who was stuck most.
+         held([r for r in rs if r.marked_hands == r.hands_played], lambda r: -r.times_stuck))
         for (pid, key), rs in by_player.items()
     }
     months = {(pid, month, key, len(rs), sum(r.total for r in rs)) for (pid, month, key), rs in by_month.items()}
@@ -74,9 +78,11 @@ def recount(family_id: int) -> dict[str, set[tuple]]:
     streaks = set()
     for pid in set().union(*winners):
         run = longest = 0
-        for won in winners:
-            run = run + 1 if pid in won else 0
-            longest = max(longest, run)
+        for game in games:  # a game the player sat out neither continues nor ends a streak
+            mine = [r for r in game if r.player_id == pid]
+            if mine:
+                run = run + 1 if mine[0].won else 0
+                longest = max(longest, run)
         streaks.add((pid, run, longest))
     return {"players": players, "months": months, "years": years, "streaks": streaks,
             "pairs": {(a, b, *figures) for (a, b), figures in pairs.items()}}
@@ -92,7 +98,8 @@ def stored(family_id: int) -> dict[str, set[tuple]]:
 
     return {
         "players": {(r.player_id, r.variant_key, r.games, r.wins, r.points, r.hands, r.hands_won, r.times_stuck,
-                     r.buys, mark(r, "best"), mark(r, "worst"), mark(r, "most_out"), mark(r, "most_stuck"))
+                     r.buys, r.marked_hands, mark(r, "best"), mark(r, "worst"), mark(r, "most_out"),
+                     mark(r, "most_stuck"))
                     for r in rows(KeptPlayer)},
         "months": {(r.player_id, r.month, r.variant_key, r.games, r.points) for r in rows(KeptMonth)},
         "years": {(r.player_id, r.year, r.variant_key, r.games, r.points) for r in rows(KeptYear)},

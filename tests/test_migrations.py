@@ -236,7 +236,8 @@ class FirstSchemaData:
         return game, totals
 
 
-ADDED_COLUMNS = {"family": {"stats_version"}}  # 0008
+ADDED_COLUMNS = {"family": {"stats_version"},  # 0008
+                 "game_round": {"source"}, "player_game": {"marked_hands"}}  # 0010
 
 
 def fill_first_revision(app) -> FirstSchemaData:
@@ -450,6 +451,53 @@ def test_downgrade_to_first_revision_and_back(empty_url):
     game = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
     record(client, player_ids(app, game), game, 1, "Bob", {"Ann": "K", "Cy": "A"})
     assert stored_points(app, game) == {1: {"Ann": 10, "Bob": 0, "Cy": 15}}
+
+
+def test_0010_tells_the_hands_of_paper_and_spreadsheets_apart_in_a_database_that_did_not(empty_url):
+    """Games at the table, from paper and from a spreadsheet, then back to 0009 (where hands do not
+    say how they were recorded) and up again: each hand is told apart as before, and the kept
+    statistics are counted again as the app counts them (streaks over the games each played)."""
+    from tests.test_paper_game import FAMILY_7_OUT, FAMILY_7_SHEET, fill_grid, start_paper_game
+    from tests.test_sheet_import import confirm, two_games_workbook, upload
+
+    app = make_app(database_url=empty_url)
+    add_member(app, "The Lees", TEST_USERNAME)
+    client = strict_client(app)
+    table = new_game(client, "family-7", ["Ann", "Bob", "Cy", "Di"], first_dealer="Ann")
+    for number in range(1, 8):
+        record(client, player_ids(app, table), table, number, "Ann", {"Bob": "K", "Cy": "5", "Di": "5"},
+               laid_down=["Bob"], buys={"Cy": 1})
+    paper = start_paper_game(client, "family-7", ["Ann", "Bob", "Cy", "Di"])
+    assert fill_grid(client, app, paper, FAMILY_7_SHEET, FAMILY_7_OUT).status_code == 302
+    assert confirm(client, upload(client, two_games_workbook())).status_code == 302
+    with app.app_context():
+        sources = _sources()
+        summaries = _summaries()
+        counted = kept_rows()
+    assert set(sources.values()) == {("table",) * 7, ("paper",) * 7, ("sheet",) * 7}
+
+    with app.app_context():
+        flask_migrate.downgrade(directory=upgrade.MIGRATIONS, revision="0009")
+    migrate_to(app, "head")
+    with app.app_context():
+        assert _sources() == sources and _summaries() == summaries
+        assert kept_rows() == counted
+        for family_id in db.session.execute(sa.select(Family.id)).scalars():
+            kept.rebuild(family_id)
+        assert kept_rows() == counted
+
+
+def _sources() -> dict[int, tuple[str, ...]]:
+    rows = db.session.execute(sa.text("SELECT game_id, source FROM game_round ORDER BY game_id, position"))
+    found: dict[int, tuple[str, ...]] = {}
+    for game_id, source in rows:
+        found[game_id] = (*found.get(game_id, ()), source)
+    return found
+
+
+def _summaries() -> list[tuple]:
+    return [tuple(row) for row in db.session.execute(sa.text(
+        "SELECT game_id, player_id, times_stuck, buys, marked_hands FROM player_game ORDER BY game_id, player_id"))]
 
 
 # -- 4. several servers starting at once ----------------------------------------------------------

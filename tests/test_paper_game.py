@@ -151,7 +151,7 @@ def test_the_seating_page_offers_today_and_a_past_day_starts_an_ordinary_game_of
     assert f"{DAY_SHOWN} in progress" in history
     screen = client.get(f"/games/{game_id}")
     assert f'href="/games/{game_id}/paper"' in screen.get_data(as_text=True)
-    assert "Type totals from paper" in text_of(screen)
+    assert "Type scores from paper" in text_of(screen)
 
     # Played hand by hand, its hands were really recorded now: it ends now (its links last a day
     # from now), and the history still lists it under its own day.
@@ -304,6 +304,67 @@ def test_a_problem_is_shown_next_to_its_cell_or_round_and_nothing_is_written(cli
             assert input_value(page, f"r{number}-p{ids[name]}") == typed[:40]  # a box holds no more
     if case != "out tapped for nobody here":
         assert input_value(page, "out-2") == str(ids["Bob"])
+
+
+def test_two_going_out_scores_mark_both_cells_like_any_other_problem(client, app):
+    game_id = start_paper_game(client, "family-7", FOUR)
+    ids = player_ids(app, game_id)
+    rows = {**FAMILY_7_SHEET, 5: {"Ann": "0", "Bob": "0", "Cy": "20", "Di": "5"}}  # Bob's 10 written as 0
+    page = fill_grid(client, app, game_id, rows, FAMILY_7_OUT)
+    assert "Ann and Bob each have a going-out score (0)" in element_text(page, "round-5-note")
+    marked = {f["name"] for f in inputs(page) if f.get("aria-invalid") == "true"}
+    assert marked == {f"r5-p{ids['Ann']}", f"r5-p{ids['Bob']}"}
+    for name in ("Ann", "Bob"):
+        [cell] = [f for f in inputs(page) if f.get("name") == f"r5-p{ids[name]}"]
+        assert cell.get("aria-describedby") == "round-5-note"
+    assert page.text.count('<td class="has-error">') == 2
+
+
+def running(rows: dict, start: dict[str, int] | None = None) -> dict:
+    """The same scores as a sheet of running totals writes them: each round's number the total so
+    far; a box left empty stays empty (a tapped "out")."""
+    totals = dict(start or {})
+    written = {}
+    for number, cells in rows.items():
+        written[number] = {}
+        for name, typed in cells.items():
+            totals[name] = totals.get(name, 0) + int(typed or 0)
+            written[number][name] = str(totals[name]) if typed else ""
+    return written
+
+
+def test_a_sheet_of_running_totals_is_typed_as_it_is_and_its_rounds_read_as_points(client, app):
+    game_id = start_paper_game(client, "family-7", FOUR)
+    page = client.get(f"/games/{game_id}/paper")
+    assert "The sheet's numbers are each round's points running totals" in text_of(page)
+    data = grid_data(page, player_ids(app, game_id), running(FAMILY_7_SHEET), FAMILY_7_OUT)
+    # As points they make no sense (Cy's 90 in round 2 leaves too many cards): the grid says what they look like.
+    hinted = client.post(f"/games/{game_id}/paper", data=data)
+    assert hinted.status_code == 200
+    assert "These numbers read as running totals , each round added to the one above" in text_of(hinted)
+    saved = client.post(f"/games/{game_id}/paper", data={**data, "sheet": "running"})
+    assert saved.status_code == 302, text_of(saved)
+    assert stored_points(app, game_id)[2] == {"Ann": 10, "Bob": 0, "Cy": 40, "Di": 45}
+    assert "Total 80 65 150 165" in text_of(client.get(f"/games/{game_id}/standings"))
+
+
+def test_running_totals_continue_from_the_rounds_already_scored_and_a_wrong_one_says_what_it_makes(client, app):
+    game_id = start_paper_game(client, "family-7", FOUR)
+    ids = player_ids(app, game_id)
+    record(client, ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": 15, "Di": "5"})  # 0 20 15 5
+    rest = running({n: cells for n, cells in FAMILY_7_SHEET.items() if n > 1},
+                   {"Ann": 0, "Bob": 20, "Cy": 15, "Di": 5})
+    wrong = {**rest, 3: {**rest[3], "Cy": "57"}}  # Cy's 55 miswritten: 2 points this round
+    page = client.get(f"/games/{game_id}/paper")
+    refused = client.post(f"/games/{game_id}/paper",
+                          data={**grid_data(page, ids, wrong, FAMILY_7_OUT), "sheet": "running"})
+    assert "57 is 2 this round: 2 is not a score cards left in a hand can make" in element_text(
+        refused, f"r3-p{ids['Cy']}-error")
+    assert input_value(refused, "sheet") == "running"  # the choice is kept with what was typed
+    saved = client.post(f"/games/{game_id}/paper", data={**grid_data(page, ids, rest, FAMILY_7_OUT), "sheet": "running"})
+    assert saved.status_code == 302, text_of(saved)
+    # Ann 0+80 = 80 · Bob 20+40 = 60 · Cy 15+100 = 115 · Di 5+155 = 160, as with each round's points
+    assert "Total 80 60 115 160" in text_of(client.get(f"/games/{game_id}/standings"))
 
 
 def test_a_grid_sent_twice_stores_its_rounds_once(client, app):

@@ -1,6 +1,7 @@
 """Printed score sheets and rule cards: the text inside the PDFs, one page, web and CLI."""
 
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -64,6 +65,24 @@ def test_blank_sheet_for_eight_players_fits_one_page_with_every_round_and_dealer
         assert match, f"round {round_.number} with dealer {dealer} not found in order"
         position = match.end()
     assert "Winner" in text and "Date" in text
+
+
+@pytest.mark.parametrize("paper", documents.PAPERS)
+@pytest.mark.parametrize("players", [2, 4, 6, 8])
+def test_the_deal_heading_fits_its_column(app, tmp_path, players, paper):
+    """"Deal" ends with room to spare before "Dealer" begins (its cell's padding and the rule between):
+    at 2-4 players it ran into the rule and was cut. Where the words are, from poppler's pdftotext."""
+    if not shutil.which("pdftotext"):
+        if os.environ.get("CI"):
+            raise RuntimeError("CI needs poppler-utils (pdftotext); .ci/run installs it")
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    sheet = documents.blank_sheet("shanghai-10", PLAYERS_8[:players])
+    (tmp_path / "sheet.pdf").write_bytes(render(app, documents.sheet_document(sheet, paper)))
+    boxes = subprocess.run(["pdftotext", "-bbox", str(tmp_path / "sheet.pdf"), "-"], capture_output=True,
+                           text=True, check=True).stdout
+    x = {word: (float(low), float(high)) for low, high, word in
+         re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">(Deal|Dealer)</word>', boxes)}
+    assert x["Dealer"][0] - x["Deal"][1] >= 5.5  # points: 2 mm of padding either side of the rule
 
 
 def test_blank_sheet_key_states_points_and_buying_in_one_line_each(app):

@@ -155,9 +155,11 @@ def test_a_finished_games_standings_show_each_rating_change(app, client):
     ann, bob = changes[ids["Ann"]], changes[ids["Bob"]]
     assert ann.change > 0 > bob.change
     page = text_of(client.get(f"/games/{game_id}/standings"))
-    assert f"Ann Rating {ann.shown} (+{ann.change})" in page
-    assert f"Bob Rating {bob.shown} (−{-bob.change})".replace("-", "−") in page
-    assert "a cautious estimate of skill" in page
+    # The places, lowest total first, each with the rating after the game, from how many games, and settling.
+    assert f"Places 1st Ann 0 Rating {ann.shown} (+{ann.change}) 1 game: settling" in page
+    assert f"3rd Bob 70 Rating {bob.shown} (−{-bob.change}) 1 game: settling".replace("-", "−") in page
+    assert "a cautious estimate of skill" in page and "settled over a player's first 5 games" in page
+    assert (ann.games, bob.games) == (1, 1)
 
 
 def test_the_players_list_and_profile_show_the_rating_with_what_it_means(app, client):

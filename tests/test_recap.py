@@ -1,5 +1,5 @@
-"""The game-night recap of a finished game: the winner and the margin, who went out in each round,
-who was stuck most, the family records broken that evening, and the text the Share button sends.
+"""The game-night recap of a finished game: the winner and the margin, who went out how often, the
+biggest hand caught, who was stuck most (when the hands say), the family records broken that evening, and the text the Share button sends.
 
 The rules-core figures are checked on small hand-made games; the page on games played through the
 forms, with every total worked out by hand below."""
@@ -10,7 +10,7 @@ import html
 import re
 from datetime import UTC, date, datetime, timedelta
 
-from scorekeeper.rules.recap import BestHand, NightRecord, RoundPlay, game_recap
+from scorekeeper.rules.recap import Catch, NightRecord, RoundPlay, WentOut, game_recap
 from tests.helpers import add_member, player_ids, record, strict_client, text_of
 from tests.test_history import play, set_start
 from tests.test_sharing import share
@@ -51,11 +51,36 @@ def test_when_everyone_is_level_there_is_no_margin():
     assert "Ann, Bob & Cy share the win with 10." in recap.text
 
 
-def test_the_best_hand_of_each_round_is_whoever_went_out_with_a_going_out_bonus_shown():
-    recap = recap_of([(1, [0, 10, 5], 0, ()), (2, [15, -25, 5], 1, ()), (3, [5, 5, 0], 2, ())])
-    assert recap.best_hands == (BestHand(1, "Ann", 0), BestHand(2, "Bob", -25), BestHand(3, "Cy", 0))
-    assert "Best hands: R1 Ann, R2 Bob (\u221225), R3 Cy." in recap.text
+def test_who_went_out_is_counted_per_player_most_often_first_with_going_out_bonuses_by_their_round():
+    recap = recap_of([(1, [10, 0, 5], 1, ()), (2, [15, -25, 5], 1, ()), (3, [5, 5, 0], 2, ()),
+                      (4, [0, 5, 5], 0, ())])
+    assert recap.went_out == (WentOut("Bob", (1, 2), ((2, -25),)), WentOut("Ann", (4,)), WentOut("Cy", (3,)))
+    assert "Went out: Bob 2 (R1, R2 −25), Ann 1 (R4), Cy 1 (R3)." in recap.text
     assert "-25" not in recap.text  # a minus sign, not a hyphen
+
+
+def test_seven_rounds_of_going_out_for_0_say_who_went_out_how_often_and_the_biggest_hand_caught():
+    # family-7 scores going out 0: a list of seven 0s says nothing; counts and the biggest catch do.
+    recap = recap_of([(1, [0, 10, 5], 0, ()), (2, [0, 35, 5], 0, ()), (3, [15, 0, 95], 1, ()),
+                      (4, [0, 5, 5], 0, ()), (5, [5, 0, 5], 1, ()), (6, [0, 10, 10], 0, ()),
+                      (7, [5, 5, 0], 2, ())])
+    assert [(w.name, w.rounds) for w in recap.went_out] == [("Ann", (1, 2, 4, 6)), ("Bob", (3, 5)), ("Cy", (7,))]
+    assert recap.biggest_catch == Catch(3, "Cy", 95, "Bob")
+    assert "Biggest catch: Cy 95 in R3, when Bob went out." in recap.text
+    assert " 0," not in recap.text and "(0)" not in recap.text
+
+
+def test_a_game_typed_from_paper_does_not_say_who_was_stuck():
+    paper = [RoundPlay(2, [0, 10, 10], [True, False, False], [True, True, True], marked=False)]
+    recap = game_recap(["Ann", "Bob", "Cy"], paper, "Rules", NIGHT)
+    assert (recap.stuck_most, recap.marked_hands) == ((), 0)
+    assert "Stuck: not recorded (a score sheet does not say who laid down)." in recap.text
+    assert "Nobody stuck" not in recap.text
+    # Half at the table, half from paper: stuck is counted in the hands played at the table only.
+    mixed = [RoundPlay(2, [0, 10, 10], [True, False, False], [True, True, False]), *[
+        RoundPlay(3, [0, 10, 10], [True, False, False], [True, True, True], marked=False)]]
+    recap = game_recap(["Ann", "Bob", "Cy"], mixed, "Rules", NIGHT)
+    assert "Stuck most: Cy (1 hand), in the 1 hands played at the table." in recap.text
 
 
 def test_stuck_most_names_every_player_tied_on_the_most_stuck_hands():
@@ -82,7 +107,8 @@ def test_the_share_text_is_a_few_short_plain_lines():
     assert recap.text == (
         "Shanghai Rummy (family rules, 7 hands) · Sat 21 Nov 2026\n"
         "Ann wins with 5, 5 ahead of Bob.\n"
-        "Best hands: R2 Ann, R3 Bob.\n"
+        "Went out: Ann 1 (R2), Bob 1 (R3).\n"
+        "Biggest catch: Cy 30 in R3, when Bob went out.\n"
         "Stuck most: Cy (2 hands).\n"
         "Records: lowest final score, Ann 5; most hands won in one game, Ann 2."
     )
@@ -91,7 +117,7 @@ def test_the_share_text_is_a_few_short_plain_lines():
                                                                               "Shanghai Rummy (10 contracts)", 2)])
     assert other_rules.text.endswith("Record: lowest final score under Shanghai Rummy (10 contracts), Di 60.")
     no_records = recap_of([(2, [0, 10, 25], 0, ())])
-    assert "Record" not in no_records.text and len(no_records.text.splitlines()) == 4
+    assert "Record" not in no_records.text and len(no_records.text.splitlines()) == 5
 
 
 # -- the standings page ---------------------------------------------------------------------
@@ -123,8 +149,8 @@ def test_after_the_last_round_the_standings_show_the_recap_and_the_text_to_share
     page = client.get(f"/games/{game_id}/standings")
     shown = recap_text(page)
     assert "Ann wins with 15 points, the lowest total after 10 rounds. 15 points ahead of Bob." in shown
-    assert ("R1 Ann 0 R2 Ann 0 R3 Bob \u221225 R4 Ann 0 R5 Cy 0 R6 Ann 0 R7 Ann 0 R8 Ann 0 R9 Ann 0 R10 Ann 0"
-            in shown)
+    assert "Went out Ann 8× R1, R2, R4, R6, R7, R8, R9, R10 Bob 1× R3 \u221225 Cy 1× R5" in shown
+    assert "Biggest catch Bob · 10 points in round 1, when Ann went out" in shown
     assert "Stuck most Cy · 3 hands" in shown
     assert "New family record" not in shown  # the family's first evening breaks none
     # Drawn for the script (early.js marks the page before its first paint); app.css hides it without one.
@@ -133,7 +159,8 @@ def test_after_the_last_round_the_standings_show_the_recap_and_the_text_to_share
     assert share_text(page) == (
         f"Shanghai Rummy (10 contracts) · {today}\n"
         "Ann wins with 15, 15 ahead of Bob.\n"
-        "Best hands: R1 Ann, R2 Ann, R3 Bob (\u221225), R4 Ann, R5 Cy, R6 Ann, R7 Ann, R8 Ann, R9 Ann, R10 Ann.\n"
+        "Went out: Ann 8 (R1, R2, R4, R6, R7, R8, R9, R10), Bob 1 (R3 \u221225), Cy 1 (R5).\n"
+        "Biggest catch: Bob 10 in R1, when Ann went out.\n"
         "Stuck most: Cy (3 hands)."
     )
 
@@ -266,7 +293,7 @@ def test_a_score_keepers_link_sees_the_recap_but_not_the_familys_records(client,
     assert record_lines(client.get(f"/games/{game_id}/standings"))  # the family sees them
     seen = phone.get(f"/games/{game_id}/standings")
     assert "Bob wins with 5 points" in recap_text(seen)
-    assert "Best hands: who went out" in recap_text(seen)
+    assert "Went out Bob 5×" in recap_text(seen)
     assert record_lines(seen) == [] and "Record" not in share_text(seen)
 
 

@@ -93,8 +93,16 @@ def test_most_improved_is_the_biggest_rise_over_at_least_three_games(seasons):
     assert risers  # 2026's games moved ratings both ways
     best = max(risers, key=risers.get)
     assert f"Most improved: {best}, rating +{risers[best]} over 4 games." in text
-    # A season of two games: nobody played three, so nobody is "most improved".
-    assert "Most improved" not in text_of(client.get("/seasons/2025"))
+    assert "Only players with 3 games or more this season count: a rating moves most while it settles." in text
+    # A season of two games: nobody played three, so nobody is "most improved", and the page says why
+    # beside the rises it leaves out.
+    rose = _change(app, ids[:2])
+    season_2025 = text_of(client.get("/seasons/2025"))
+    assert "Most improved:" not in season_2025
+    risen = ", ".join(f"{name} +{gain} in 2 games" for name, gain in sorted(rose.items(), key=lambda kv: -kv[1])
+                      if gain > 0)
+    assert (f"Most improved needs players with 3 games or more this season: a rating moves most while it "
+            f"settles ({risen}).") in season_2025
 
 
 def test_any_stretch_of_days_is_a_season(seasons):

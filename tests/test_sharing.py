@@ -257,3 +257,21 @@ def test_signing_out_tells_the_browser_to_forget_kept_pages(client):
     response = client.post("/logout")
     assert response.headers["Clear-Site-Data"] == '"cache", "storage"'
     assert input_value(client.get("/login"), "username") is not None
+
+
+def test_share_link_times_are_drawn_for_the_phone_to_show_in_its_own_zone(app, client):
+    """Each time is a <time> in UTC (what a phone without the script reads, saying so), which
+    static/js/localtime.js redraws in the phone's zone (tests/browser/test_local_times.py)."""
+    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"])
+    share(client, game_id, "view")
+    with app.app_context():
+        made = db.session.execute(db.select(ShareLink.created_at)).scalar_one()
+        game = db.session.get(Game, game_id)
+        game.status, game.finished_at = "finished", made.replace(hour=21, minute=30, second=5)
+        db.session.commit()
+    page = client.get(f"/games/{game_id}/share").text
+    stamp = made.replace(microsecond=0).isoformat()
+    assert (f'Made <time datetime="{stamp}Z" data-local="moment">{made:%d %b %H:%M} UTC</time>') in page
+    ends = made.replace(hour=21, minute=30, second=5) + timedelta(days=1)
+    assert f'<time datetime="{ends:%Y-%m-%dT%H:%M:%S}Z" data-local="moment">{ends:%d %b} 21:30 UTC</time>' in page
+    assert "(a day after the game ended)" in page

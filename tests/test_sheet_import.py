@@ -219,6 +219,20 @@ def test_a_missing_score_a_player_twice_and_a_wrong_total_column(client, app):
     ]
 
 
+def test_the_preview_shows_no_totals_for_a_game_with_a_round_it_could_not_read(client, app):
+    rows = [HEADER, [datetime(2024, 5, 1)] + GAME_1[0] + [None],
+            [datetime(2024, 5, 1), "Bob", 10, 0, "2x", 15, 0, 5, 15, None],  # round 3 unreadable
+            [datetime(2024, 5, 1)] + GAME_1[2] + [None]]
+    rows += [[datetime(2024, 5, 2)] + row + [None] for row in GAME_2]
+    page = upload(client, xlsx(rows))
+    assert problems(page) == ["Row 3, column E (Round 3): '2x' is not a whole number"]
+    games = texts_by_class(page, "sheet-games")[0]
+    # Without round 3 the totals would be Ann 30, Bob 45, Cy 115: not what the sheet adds up to, so none.
+    assert "Ann · Bob · Cy · no totals yet: round 3 is not read (see above)" in games
+    assert "Ann 30" not in games and "Bob 45" not in games
+    assert "Ann 135 · Bob 95 · Dee 60" in games  # the other game, read whole
+
+
 def test_going_out_bonuses_of_the_rules_are_read_from_the_score(client, app):
     header = ["Date", "Player", *(f"Deal {n}" for n in range(1, 11))]
     rows = [header,
@@ -594,3 +608,19 @@ def test_a_house_rules_name_like_a_formula_is_text_in_the_templates(client, app)
     assert not any(str(v)[:1] in "=+-@" for v in every)
     csv_text = client.get(f"/import/sheet/template/{key}.csv").data.decode("utf-8-sig")
     assert not any(cell[:1] in "=+-@" for cell in next(iter(__import__("csv").reader(io.StringIO(csv_text)))))
+
+
+def test_the_import_uses_the_previews_reading_unless_an_answer_changed_it(client, app, monkeypatch):
+    from scorekeeper.transfer import sheet_import
+
+    read = []
+    real = sheet_import.read_sheet
+    monkeypatch.setattr(sheet_import, "read_sheet", lambda *a, **k: read.append(1) or real(*a, **k))
+    rows = [HEADER] + [[datetime(2024, 5, 1)] + r + [None] for r in GAME_1]
+    rows[1][2] = None  # nobody has round 1's going-out score: the preview asks
+    page = upload(client, xlsx(rows))
+    answered = confirm(client, page, action="check", **{"out:2:1": "Ann"})  # an answer: read again
+    assert len(read) == 2 and problems(answered) == []
+    done = confirm(client, answered, **{"out:2:1": "Ann"})  # the same answer: the reading kept is imported
+    assert done.status_code == 302 and len(read) == 2
+    assert finished_totals(app)["2024-05-01"] == {"Ann": 50, "Bob": 70, "Cy": 115}

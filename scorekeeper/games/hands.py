@@ -11,7 +11,7 @@ from sqlalchemy import update
 from .. import rules
 from ..extensions import db
 from ..families import RuleError, commit_for
-from ..models import ABANDONED, FINISHED, IN_PROGRESS, Game, GameRound, Member, RoundChange, ShareLink, utcnow
+from ..models import ABANDONED, FINISHED, IN_PROGRESS, TABLE, Game, GameRound, Member, RoundChange, ShareLink, utcnow
 from .service import HandRefused, StaleEntry, buy_limits, refuse_if_abandoned, round_of, stored_now
 from .summary import mark_changed, refresh_summary
 
@@ -50,10 +50,13 @@ def record_round(
 
 
 def store_round(
-    game: Game, number: int, hands: Sequence[rules.Hand], version: int, by: Member | str | None = None
+    game: Game, number: int, hands: Sequence[rules.Hand], version: int, by: Member | str | None = None,
+    source: str = TABLE,
 ) -> GameRound:
     """``record_round`` without the commit, so several hands can be stored in one transaction
-    (a paper sheet): the caller commits (``commit_for``), or rolls back when one is refused."""
+    (a paper sheet): the caller commits (``commit_for``), or rolls back when one is refused.
+    ``source`` says how a new hand was recorded (``models.TABLE``, ``PAPER``); a correction keeps
+    how the hand was first recorded."""
     refuse_if_abandoned(game)
     round_ = round_of(game, number)
     current = game.current_round
@@ -82,6 +85,8 @@ def store_round(
             "this is the result that is stored."
         )
     stored_now(round_, version=version + 1, recorded_at=stamp)
+    if before is None:
+        round_.source = source
     variant = game.variant
     by_player = {hand.player_id: hand for hand in hands}
     for result in round_.results:

@@ -2,8 +2,10 @@
 by the rules core (``rules.paper.read_round``) and checked like any hand (``hands.check_hands``),
 then stored together in one transaction, or not at all.
 
-The grid's fields, by name: ``r<round>-p<player id>`` a total as written, ``out-<round>`` the
-player tapped as having gone out, ``v-<round>`` the round's version when the grid was drawn.
+The grid's fields, by name: ``r<round>-p<player id>`` a number as written, ``out-<round>`` the
+player tapped as having gone out, ``v-<round>`` the round's version when the grid was drawn, and
+``sheet``: ``points`` when the paper has each round's points, ``running`` when it keeps running
+totals (each round's number is the total so far, and its points are the difference to the one above).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from datetime import datetime, timedelta
 from .. import rules
 from ..extensions import db
 from ..families import RuleError, commit_for
-from ..models import ABANDONED, FINISHED, Game, GameRound, Member, utcnow
+from ..models import ABANDONED, FINISHED, PAPER, Game, GameRound, Member, utcnow
 from ..rules import paper
 from ..web.fields import is_number
 from .hands import check_hands, store_round
@@ -37,15 +39,21 @@ class GridRound:
     problems: dict[int, str] = field(default_factory=dict)  # by seat
     notes: list[str] = field(default_factory=list)  # the round's own (who went out...), without "Round N: "
     hands: list[rules.Hand] = field(default_factory=list)  # with the players' ids, when it can be stored
+    flagged: set[int] = field(default_factory=set)  # seats a note is about, marked like a problem
+    after: list[int | None] = field(default_factory=list)  # each total after the round, on a running-total sheet
 
     @property
     def ok(self) -> bool:
         return bool(self.hands) and not self.problems and not self.notes
 
 
+POINTS, RUNNING = "points", "running"  # what the sheet's numbers are: each round's points, or running totals
+
+
 @dataclass
 class Grid:
     rounds: list[GridRound]
+    sheet: str = POINTS
 
     @property
     def ok(self) -> bool:
@@ -99,12 +107,32 @@ def parse_score(text: str) -> tuple[int | None, str]:
     return None, f"“{shown}” is not a number of points"
 
 
-def read_grid(game: Game, form: Mapping[str, str]) -> Grid:
-    """Every open round of the grid read and checked: nothing is stored."""
-    return Grid([_read_row(game, round_, form) for round_ in open_rounds(game)])
+def read_grid(game: Game, form: Mapping[str, str], sheet: str | None = None) -> Grid:
+    """Every open round of the grid read and checked: nothing is stored. ``sheet`` (else the
+    form's choice) says whether the numbers are each round's points or running totals."""
+    sheet = sheet or (RUNNING if form.get("sheet") == RUNNING else POINTS)
+    before = scored_totals(game) if sheet == RUNNING else None
+    rows = []
+    for round_ in open_rounds(game):
+        rows.append(_read_row(game, round_, form, before))
+        before = rows[-1].after if before is not None else None
+    return Grid(rows, sheet)
 
 
-def _read_row(game: Game, round_: GameRound, form: Mapping[str, str]) -> GridRound:
+def scored_totals(game: Game) -> list[int]:
+    """Each player's total after the rounds already scored: where a running-total sheet's grid starts."""
+    points = [[r.points for r in round_.results] for round_ in game.rounds if round_.recorded_at is not None]
+    return rules.running_totals(points, len(game.players))[-1] if points else [0] * len(game.players)
+
+
+def looks_like_running_totals(game: Game, form: Mapping[str, str], grid: Grid) -> bool:
+    """A grid of points that cannot be read, which reads whole as running totals: the family's
+    sheet keeps running totals, and the grid says so rather than saving different numbers."""
+    typed = sum(any(text.strip() for text in row.typed) for row in grid.rounds)
+    return grid.sheet == POINTS and not grid.ok and typed > 1 and read_grid(game, form, RUNNING).ok
+
+
+def _read_row(game: Game, round_: GameRound, form: Mapping[str, str], before: list[int | None] | None) -> GridRound:
     players = game.players
     number = round_.number
     typed = [str(form.get(f"r{number}-p{p.id}", ""))[:40] for p in players]
@@ -112,24 +140,55 @@ def _read_row(game: Game, round_: GameRound, form: Mapping[str, str]) -> GridRou
     parsed = [parse_score(text) for text in typed]
     seats = {str(p.id): seat for seat, p in enumerate(players)}
     tapped = seats.get(row.out)
+    if before is not None:
+        parsed = _running_to_points(game, number, parsed, before, tapped, row)
     if row.out and tapped is None:
         row.notes.append("tap who went out again: that choice is not a player of this game")
     if tapped is None and all(not text.strip() for text in typed):
         row.notes.append("no scores written")
         return row
-    read = paper.read_round(game.variant, number, [score for score, _ in parsed], tapped)
+    scores = [score for score, _ in parsed]
+    read = paper.read_round(game.variant, number, scores, tapped)
     row.problems = dict(read.problems)
+    if before is not None:  # a running total's problem is about the points it makes this round
+        for seat, why in read.problems.items():
+            if scores[seat] is not None:
+                row.problems[seat] = f"{typed[seat].strip()} is {paper.signed(scores[seat])} this round: {why}"
     for seat, (_, why) in enumerate(parsed):
         if why:
             row.problems[seat] = why
     if read.out is None:
-        row.notes.append(_ask(game, number, read.ask, [score for score, _ in parsed]))
+        row.notes.append(_ask(game, number, read.ask, scores))
+        going_out = paper.going_out_scores(game.variant, number)
+        flagged = {seat for seat in read.ask if scores[seat] in going_out}
+        row.flagged = flagged if len(flagged) > 1 else set()  # the cells of "two going-out scores"
         return row
     if row.problems:
         return row
     row.hands = [_with_player(hand, round_, players[hand.player_id].id) for hand in read.hands]
     _check_like_any_hand(game, round_, row)
     return row
+
+
+def _running_to_points(game: Game, number: int, parsed: list[tuple[int | None, str]], before: list[int | None],
+                       tapped: int | None, row: GridRound) -> list[tuple[int | None, str]]:
+    """A running-total sheet's row as each player's points this round (the difference to the total
+    above), noting the totals after it for the next row."""
+    out_points = game.variant.going_out_points(number)
+    points = []
+    for seat, (total, why) in enumerate(parsed):
+        if total is None:
+            # A blank under a tapped "out" keeps the total, plus the going-out score.
+            after = before[seat] + out_points if seat == tapped and not why and before[seat] is not None else None
+            row.after.append(after)
+            points.append((None, why))
+        elif before[seat] is None:
+            row.after.append(total)
+            points.append((None, "the total above it is missing, so this round's points cannot be worked out"))
+        else:
+            row.after.append(total)
+            points.append((total - before[seat], ""))
+    return points
 
 
 def _with_player(hand: rules.Hand, round_: GameRound, player_id: int) -> rules.Hand:
@@ -202,7 +261,7 @@ def save_grid(game: Game, grid: Grid, versions: Mapping[int, int], by: Member | 
         raise RuleError("The grid has problems; nothing was saved.")
     try:
         for row in grid.rounds:
-            store_round(game, row.round.number, row.hands, versions.get(row.round.number, -1), by)
+            store_round(game, row.round.number, row.hands, versions.get(row.round.number, -1), by, source=PAPER)
     except RuleError:
         db.session.rollback()  # the rounds stored before the refused one go too
         raise RuleError(

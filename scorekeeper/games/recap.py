@@ -21,6 +21,7 @@ def night_recap(game: Game, with_records: bool = True) -> Recap:
             [r.points for r in round_.results],
             [r.went_out for r in round_.results],
             [r.laid_down for r in round_.results],
+            round_.marked,
         )
         for round_ in game.rounds if round_.recorded_at is not None
     ]

@@ -13,7 +13,7 @@ from sqlalchemy.orm import attributes, joinedload, selectinload
 
 from .. import rules
 from ..extensions import db
-from ..families import RuleError, commit_for
+from ..families import RuleError, commit_for, family_players
 from ..history import kept, ratings
 from ..models import (
     ABANDONED,
@@ -266,6 +266,21 @@ def _claim_open_round(round_: GameRound) -> None:
         db.session.rollback()
         raise RuleError(f"Round {round_.number} was scored meanwhile; buys can be changed by editing it.")
     stored_now(round_, version=round_.version + 1)
+
+
+def players_in_last_seating(family: Family) -> list[Player]:
+    """The family's players as a new game offers them: the last game's table (the newest game, as for
+    its rules) in its seating order
+    (clockwise from its first seat), then everyone else by name. Players ticked in this order sit in
+    it, so the same table needs no moving."""
+    players = family_players(family)
+    last = db.session.execute(
+        db.select(Game.id).where(Game.family_id == family.id).order_by(Game.id.desc()).limit(1)
+    ).scalar()
+    seated = [] if last is None else list(db.session.execute(
+        db.select(Seat.player_id).where(Seat.game_id == last).order_by(Seat.position)).scalars())
+    order = {player_id: position for position, player_id in enumerate(seated)}
+    return sorted(players, key=lambda p: (order.get(p.id, len(order)), p.name))
 
 
 def last_rules_key(family: Family) -> str | None:

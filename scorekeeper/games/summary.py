@@ -13,7 +13,7 @@ from ..extensions import db
 from ..history import kept, ratings
 from ..models import FINISHED, Game, PlayerGame
 
-SUMMARY_FIELDS = ("status", "hands_played", "total", "won", "hands_won", "times_stuck", "buys")
+SUMMARY_FIELDS = ("status", "hands_played", "total", "won", "hands_won", "times_stuck", "buys", "marked_hands")
 
 
 def mark_changed(row, names) -> None:
@@ -37,7 +37,8 @@ def refresh_summary(game: Game, new: bool = False) -> None:
     }
     was_finished = any(row.status == FINISHED for row in rows.values())
     recorded = [
-        [{"points": r.points, "went_out": r.went_out, "laid_down": r.laid_down, "buys": r.buys} for r in round_.results]
+        [{"points": r.points, "went_out": r.went_out, "laid_down": r.laid_down, "buys": r.buys,
+          "marked": round_.marked} for r in round_.results]
         for round_ in game.rounds if round_.recorded_at is not None
     ]
     player_ids = [seat.player_id for seat in game.seats]
@@ -67,18 +68,21 @@ def summary_rows(
     """A game's one-row-per-player summary, as dicts of ``PlayerGame`` columns: what
     ``refresh_summary`` stores, and what an import bulk-inserts for thousands of games at once.
     ``recorded`` holds each scored hand's results in seat order (dicts with points, went_out,
-    laid_down and buys)."""
+    laid_down, buys and marked: whether the hand recorded buys and laid-down marks). Times stuck
+    and buys are counted in the marked hands only: paper says nothing of either."""
     running = rules.running_totals([[r["points"] for r in results] for results in recorded], len(player_ids))
     totals = running[-1] if running else [0] * len(player_ids)
     winners = set(rules.leaders(totals)) if recorded and status == FINISHED else set()
+    marked = [results for results in recorded if results[0]["marked"]]
     return [
         {
             "family_id": family_id, "game_id": game_id, "player_id": player_id, "variant_key": variant_key,
             "status": status, "played_on": started_at.date(), "month": started_at.strftime("%Y-%m"),
             "hands_played": len(recorded), "total": totals[seat], "won": seat in winners,
             "hands_won": sum(results[seat]["went_out"] for results in recorded),
-            "times_stuck": sum(not (results[seat]["laid_down"] or results[seat]["went_out"]) for results in recorded),
-            "buys": sum(results[seat]["buys"] for results in recorded),
+            "times_stuck": sum(not (r["laid_down"] or r["went_out"]) for r in (rs[seat] for rs in marked)),
+            "buys": sum(results[seat]["buys"] for results in marked),
+            "marked_hands": len(marked),
         }
         for seat, player_id in enumerate(player_ids)
     ]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from .. import rules
-from ..models import FINISHED, Game, GameRound, Player, Result
+from ..models import FINISHED, PAPER, SHEET, Game, GameRound, Player, Result
 
 
 @dataclass
@@ -46,6 +46,20 @@ class Standings:
     def total_of(self, player: Player) -> int:
         return self.totals[self.players.index(player)]
 
+    @property
+    def source_note(self) -> str:
+        """What the game did not record, for hands not played at the table ("—" where it shows)."""
+        scored = [row.round for row in self.rows if row.cells is not None]
+        paper = [r.number for r in scored if r.source == PAPER]
+        if any(r.source == SHEET for r in scored):
+            return "Imported from a spreadsheet: who dealt, buys and laid-down marks were not recorded (—)."
+        if not paper:
+            return ""
+        if len(paper) == len(scored):
+            return "Typed in from a paper score sheet: buys and laid-down marks were not recorded (—)."
+        listed = f"Round {paper[0]}" if len(paper) == 1 else f"Rounds {', '.join(map(str, paper[:-1]))} and {paper[-1]}"
+        return f"{listed} typed in from a paper score sheet: buys and laid-down marks not recorded (—)."
+
 
 def standings(game: Game) -> Standings:
     """Per-hand points and running totals, and who leads (or won: lowest total, ties shared)."""
@@ -66,20 +80,22 @@ def standings(game: Game) -> Standings:
 
 def preview(game: Game, round_: GameRound, hands: Sequence[rules.Hand]) -> list[tuple[int, int, int]]:
     """``(points, bonus, total after)`` for each player if ``hands`` were this round's result:
-    what the review shows before a hand is saved (or corrected)."""
+    what the review shows before a hand is saved (or corrected). The total is the one after this
+    round, as the standings show it, even when later rounds are scored (a correction)."""
     scores = [rules.hand_score(game.variant, hand, round_.number) for hand in hands]
     points = [
         [p for p, _ in scores] if r is round_ else [result.points for result in r.results]
         for r in game.rounds
-        if r is round_ or r.recorded_at is not None
+        if r.position <= round_.position and (r is round_ or r.recorded_at is not None)
     ]
     totals = rules.running_totals(points, len(hands))[-1]
     return [(p, bonus, total) for (p, bonus), total in zip(scores, totals)]
 
 
 def short_names(names: Sequence[str], shortest: int = 3) -> list[str]:
-    """Names short enough for a column of eight on a phone: each cut to its first ``shortest``
-    letters, or more where two would read the same; a name no longer than that stays whole."""
+    """Each name as its shortest beginning (``shortest`` letters at least) that no other name of
+    the table begins with: Grandma and Grandpa are "Grandm" and "Grandp", Bartholomew "Bar"; a
+    name no longer than that stays whole. Where a column or a button is too narrow for a name."""
     short = []
     for name in names:
         length = shortest
@@ -87,5 +103,5 @@ def short_names(names: Sequence[str], shortest: int = 3) -> list[str]:
             other != name and other[:length].casefold() == name[:length].casefold() for other in names
         ):
             length += 1
-        short.append(name if len(name) <= length + 1 else name[:length])
+        short.append(name[:length].rstrip())
     return short

@@ -94,7 +94,7 @@ def count_finished(game: Game) -> None:
 
 
 def _load_touched(family_id: int, lines: list[tallies.Line]):
-    """The tallies one game's lines add to (and every running streak), with their rows."""
+    """The tallies one game's lines add to, with their rows."""
     players = [line.player_id for line in lines]
     key, month = lines[0].variant_key, lines[0].month
     wanted = {
@@ -102,7 +102,7 @@ def _load_touched(family_id: int, lines: list[tallies.Line]):
         KeptMonth: [KeptMonth.player_id.in_(players), KeptMonth.month == month, KeptMonth.variant_key == key],
         KeptYear: [KeptYear.player_id.in_(players), KeptYear.year == month[:4], KeptYear.variant_key == key],
         KeptPair: [KeptPair.player_id.in_(players), KeptPair.other_id.in_(players)],
-        KeptStreak: [or_(KeptStreak.current > 0, KeptStreak.player_id.in_(players))],
+        KeptStreak: [KeptStreak.player_id.in_(players)],
     }
     touched, rows = tallies.Tallies(), {}
     for model, name, keys, kind in TABLES:
@@ -120,18 +120,19 @@ def _columns(family_id: int, keys: tuple[str, ...], key, tally) -> dict:
     for f in fields(tally):
         value = getattr(tally, f.name)
         if f.name in MARKS:
-            columns[f.name], columns[f"{f.name}_on"], columns[f"{f.name}_game"] = value
+            columns[f.name], columns[f"{f.name}_on"], columns[f"{f.name}_game"] = value or (None, None, None)
         else:
             columns[f.name] = value
     return columns
 
 
 def _tally(kind, row):
-    return kind(**{
-        f.name: tallies.Mark(getattr(row, f.name), getattr(row, f"{f.name}_on"), getattr(row, f"{f.name}_game"))
-        if f.name in MARKS else getattr(row, f.name)
-        for f in fields(kind)
-    })
+    return kind(**{f.name: _mark(row, f.name) if f.name in MARKS else getattr(row, f.name) for f in fields(kind)})
+
+
+def _mark(row, name: str) -> tallies.Mark | None:
+    value = getattr(row, name)
+    return None if value is None else tallies.Mark(value, getattr(row, f"{name}_on"), getattr(row, f"{name}_game"))
 
 
 # -- the rules' names ---------------------------------------------------------------------

@@ -2,7 +2,8 @@
 ``rules.tallies`` as rows, so a history page reads a few small rows whatever the history's size.
 
 A figure held by one game (best, worst, most hands won, most often stuck) is kept as its value,
-the day it was played and the game's id; ``None`` until the player has a finished game.
+the day it was played and the game's id. Most often stuck is ``None`` until the player has
+finished a game every hand of which recorded laid-down marks (``rules.tallies``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class KeptPlayer(db.Model):
     hands_won: Mapped[int]
     times_stuck: Mapped[int]
     buys: Mapped[int]
+    marked_hands: Mapped[int] = mapped_column(server_default="0")
     best: Mapped[int]
     best_on: Mapped[date]
     best_game: Mapped[int]
@@ -43,9 +45,9 @@ class KeptPlayer(db.Model):
     most_out: Mapped[int]
     most_out_on: Mapped[date]
     most_out_game: Mapped[int]
-    most_stuck: Mapped[int]
-    most_stuck_on: Mapped[date]
-    most_stuck_game: Mapped[int]
+    most_stuck: Mapped[int | None]
+    most_stuck_on: Mapped[date | None]
+    most_stuck_game: Mapped[int | None]
 
 
 class KeptMonth(db.Model):

@@ -13,7 +13,8 @@ from datetime import datetime
 from functools import cache
 from itertools import groupby
 
-from sqlalchemy import DateTime, bindparam, insert, literal, or_, select, union_all
+from sqlalchemy import DateTime, bindparam, func, insert, literal, or_, select, union_all
+from sqlalchemy.orm import aliased
 
 from ..extensions import db
 from ..models import FINISHED, Family, Game, PlayerGame, Rating
@@ -97,18 +98,31 @@ def shown_now(family_id: int, player_ids: Iterable[int]) -> dict[int, int]:
 
 @dataclass(frozen=True)
 class GameChange:
-    """A player's rating after a finished game and what the game changed."""
+    """A player's rating after a finished game, what the game changed, and how many finished
+    games it is from (this one included)."""
 
     shown: int
     change: int
+    games: int = 1
+
+    @property
+    def settling(self) -> bool:
+        """From so few games that it says little yet (``rules.ratings.SETTLED_GAMES``)."""
+        return self.games < model.SETTLED_GAMES
 
 
 def game_changes(game_id: int) -> dict[int, GameChange]:
-    """What a finished game did to each player's rating, by player id (empty otherwise)."""
+    """What a finished game did to each player's rating, by player id (empty otherwise): one query."""
+    earlier = aliased(Rating)
+    games = select(func.count()).where(
+        earlier.family_id == Rating.family_id, earlier.player_id == Rating.player_id,
+        earlier.played_at <= Rating.played_at,
+        or_(earlier.played_at < Rating.played_at, earlier.game_id <= Rating.game_id),
+    ).scalar_subquery()
     rows = db.session.execute(
-        select(Rating.player_id, Rating.shown, Rating.change).where(Rating.game_id == game_id)
+        select(Rating.player_id, Rating.shown, Rating.change, games.label("games")).where(Rating.game_id == game_id)
     ).all()
-    return {row.player_id: GameChange(row.shown, row.change) for row in rows}
+    return {row.player_id: GameChange(row.shown, row.change, row.games) for row in rows}
 
 
 def at_ends(family_id: int, player_id: int, ends: dict[str, datetime]) -> dict[str, int]:

@@ -24,10 +24,14 @@ STREAK = "Longest winning streak (games in a row)"
 class Record:
     title: str
     player: str
-    value: int
+    value: int | None  # None: the games did not record it
     game_id: int | None
     played_on: date | None
     rules_name: str | None = None  # a score record holds within one rule set: its name
+
+
+# Games typed from paper or imported from a spreadsheet do not say who laid down.
+NOT_RECORDED = Record(MOST_STUCK, "not recorded: only games played at the table say who was stuck", None, None, None)
 
 
 def score_records(family: Family, period: tuple[date, date]) -> list[Record]:
@@ -77,20 +81,20 @@ def records_of(family: Family, period: tuple[date, date] | None = None) -> list[
         .where(finished(family, period))
     )
 
-    def top(title, order, value):
+    def top(title, order, value, *where):
         row = db.session.execute(
-            named.order_by(order, PlayerGame.played_on, PlayerGame.game_id, Player.name).limit(1)
+            named.where(*where).order_by(order, PlayerGame.played_on, PlayerGame.game_id, Player.name).limit(1)
         ).first()
         if row is None:
             return None
         summary, name = row
         return Record(title, name, value(summary), summary.game_id, summary.played_on)
 
-    found = [
-        *score_records(family, period),
-        top(MOST_OUT, PlayerGame.hands_won.desc(), lambda s: s.hands_won),
-        top(MOST_STUCK, PlayerGame.times_stuck.desc(), lambda s: s.times_stuck),
-    ]
+    found = [*score_records(family, period), top(MOST_OUT, PlayerGame.hands_won.desc(), lambda s: s.hands_won)]
+    if found[-1] is not None:
+        # Only games every hand of which was played at the table say who was stuck.
+        found.append(top(MOST_STUCK, PlayerGame.times_stuck.desc(), lambda s: s.times_stuck,
+                         PlayerGame.marked_hands == PlayerGame.hands_played) or NOT_RECORDED)
     streak = longest_streak(family, period)
     if streak:
         found.append(Record(STREAK, streak[0], streak[1], None, None))
@@ -123,7 +127,9 @@ def kept_records(family: Family) -> list[Record]:
     ).all())
     for record, key in zip(found, [key for key in keys for _ in ("lowest", "highest")], strict=True):
         record.rules_name = recorded[record.game_id].get("name", key)  # as the game recorded its rules
-    found += [held(MOST_OUT, "most_out", rows, True), held(MOST_STUCK, "most_stuck", rows, True)]
+    found.append(held(MOST_OUT, "most_out", rows, True))
+    marked = [row for row in rows if row[0].most_stuck is not None]  # games that say who was stuck
+    found.append(held(MOST_STUCK, "most_stuck", marked, True) if marked else NOT_RECORDED)
     streak = longest_streak(family)
     if streak:
         found.append(Record(STREAK, streak[0], streak[1], None, None))
@@ -131,11 +137,11 @@ def kept_records(family: Family) -> list[Record]:
 
 
 def longest_streak(family: Family, period: tuple[date, date] | None = None) -> tuple[str, int] | None:
-    """The most finished games in a row won by one player (a shared win continues a streak):
-    kept, or counted within ``period``.
+    """The most finished games in a row won by one player, of the games they played (a shared
+    win continues a streak): kept, or counted within ``period``.
 
-    Gaps and islands in SQL: number the family's won games in date order; within one player's wins,
-    that number minus the player's own running count is constant along a streak.
+    Gaps and islands in SQL: number each player's games in date order; within the player's wins,
+    that number minus the running count of wins is constant along a streak.
     """
     if period is None:
         row = db.session.execute(
@@ -146,14 +152,16 @@ def longest_streak(family: Family, period: tuple[date, date] | None = None) -> t
             .limit(1)
         ).first()
         return (row.name, row.length) if row else None
-    wins = (
+    played = (
         db.select(
-            PlayerGame.player_id,
-            func.dense_rank().over(order_by=(PlayerGame.played_on, PlayerGame.game_id)).label("n"),
+            PlayerGame.player_id, PlayerGame.won,
+            func.row_number().over(partition_by=PlayerGame.player_id,
+                                   order_by=(PlayerGame.played_on, PlayerGame.game_id)).label("n"),
         )
-        .where(finished(family, period), PlayerGame.won)
+        .where(finished(family, period))
         .subquery()
     )
+    wins = db.select(played.c.player_id, played.c.n).where(played.c.won).subquery()
     islands = db.select(
         wins.c.player_id,
         (wins.c.n - func.row_number().over(partition_by=wins.c.player_id, order_by=wins.c.n)).label("island"),

@@ -21,7 +21,8 @@ from .stats import PlayerLine, player_table
 _YEAR = re.compile(r"(\d{4})")
 _RANGE = re.compile(r"(\d{4}-\d{2}-\d{2})\.\.(\d{4}-\d{2}-\d{2})")
 FIRST_YEAR, LAST_YEAR = 1900, 9998
-# Fewer games than this and a rise in rating says little: no "most improved" for them.
+# Fewer games than this and a rise in rating says little (a new rating moves most while it settles):
+# no "most improved" for them, and the season's page says so beside the one who is.
 IMPROVED_MIN_GAMES = 3
 
 
@@ -96,6 +97,12 @@ class Season:
     records: list[Record]
     rated: SeasonRatings  # its games, rating changes and ratings month by month
     years: list[int] = field(default_factory=list)  # every year the family has finished games in
+    # Players who rose more than the most improved over fewer than IMPROVED_MIN_GAMES games (said so beside it).
+    rose_in_fewer: list[SeasonLine] = field(default_factory=list)
+
+    @property
+    def improved_min_games(self) -> int:
+        return IMPROVED_MIN_GAMES
 
     @property
     def games(self) -> int:
@@ -117,11 +124,12 @@ def season(family: Family, period: Period) -> Season:
         if line.wins and (line.wins, line.rating_change) == (lines[0].wins, lines[0].rating_change)
     ]
     improved = [line for line in lines if line.games >= IMPROVED_MIN_GAMES and line.rating_change > 0]
-    return Season(
-        period, lines, champions,
-        max(improved, key=lambda line: (line.rating_change, -line.games)) if improved else None,
-        records_of(family, period.days), rated, played_years(family),
-    )
+    most_improved = max(improved, key=lambda line: (line.rating_change, -line.games)) if improved else None
+    beaten = most_improved.rating_change if most_improved else 0
+    rose_in_fewer = sorted((line for line in lines if line.games < IMPROVED_MIN_GAMES and line.rating_change > beaten),
+                           key=lambda line: -line.rating_change)
+    return Season(period, lines, champions, most_improved, records_of(family, period.days), rated,
+                  played_years(family), rose_in_fewer)
 
 
 @dataclass

@@ -220,8 +220,9 @@ class Profile:
     points_per_hand: float | None
     hands: int
     hands_won: int
-    times_stuck: int
-    buys_per_hand: float | None
+    times_stuck: int  # in the marked hands
+    buys_per_hand: float | None  # None when no hand recorded buys
+    marked_hands: int  # hands played at the table: the only ones that recorded buys and laid-down marks
     best: Held | None
     worst: Held | None
     by_variant: list[dict] = field(default_factory=list)
@@ -284,7 +285,8 @@ def profile(family: Family, player: Player) -> Profile:
         db.select(KeptYear.year).where(KeptYear.family_id == family.id, KeptYear.player_id == player.id)
         .group_by(KeptYear.year).order_by(KeptYear.year.desc()).limit(RECENT_YEARS)
     ).scalars()
-    games, points, hands = (sum(getattr(row, name) for row in kept) for name in ("games", "points", "hands"))
+    games, points, hands, marked = (
+        sum(getattr(row, name) for row in kept) for name in ("games", "points", "hands", "marked_hands"))
     # Where games share a best (or worst) score, the earlier one holds it.
     best = min(((r.best, r.best_on, r.best_game) for r in kept), default=None)
     worst = min(((-r.worst, r.worst_on, r.worst_game) for r in kept), default=None)
@@ -297,7 +299,8 @@ def profile(family: Family, player: Player) -> Profile:
         hands=hands,
         hands_won=sum(row.hands_won for row in kept),
         times_stuck=sum(row.times_stuck for row in kept),
-        buys_per_hand=sum(row.buys for row in kept) / hands if hands else None,
+        buys_per_hand=sum(row.buys for row in kept) / marked if marked else None,
+        marked_hands=marked,
         best=Held(*best) if best else None,
         worst=Held(-worst[0], *worst[1:]) if worst else None,
         by_variant=[

@@ -206,7 +206,8 @@ def filled_sheet(game: Game, family_name: str, today: date | None = None) -> dic
     numbers = [r.number for r in game.rounds]
     rows = _rows(variant, numbers, names, game.first_dealer)
     for row, st_row in zip(rows, standings.rows):
-        row["dealer"] = st_row.dealer.name  # as stored with the game
+        # As stored with the game; a spreadsheet's dealers are the import's guess, so not printed.
+        row["dealer"] = st_row.dealer.name if st_row.round.dealer_known else NOT_RECORDED
         if st_row.cells is None:
             continue
         row["cells"] = [
@@ -214,6 +215,7 @@ def filled_sheet(game: Game, family_name: str, today: date | None = None) -> dic
                 "points": c.result.points,
                 "total": c.running_total,
                 "buys": min(c.result.buys, limits.MOST_BUYS_PER_GAME),  # a filled box each
+                "marked": st_row.round.marked,  # False: no buys or laid-down marks to print
                 "went_out": c.result.went_out,
                 "stuck": c.result.stuck,
                 "bonus": c.result.bonus,
@@ -236,7 +238,11 @@ def filled_sheet(game: Game, family_name: str, today: date | None = None) -> dic
         "status": game.status,
         "printed": (today or date.today()).isoformat(),
         "widest": max((len(str(n)) for n in written), default=4),  # characters of the longest number
+        "source_note": standings.source_note,
     }
+
+
+NOT_RECORDED = "\u2014"  # what a sheet prints where the game recorded nothing
 
 
 def _variant_summary(variant: rules.Variant, players: int) -> dict:

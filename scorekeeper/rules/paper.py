@@ -29,10 +29,11 @@ def going_out_scores(variant: Variant, number: int) -> dict[int, str]:
     return scores
 
 
-def left_code(variant: Variant, number: int, score: int) -> str | None:
+def left_code(variant: Variant, number: int, score: int, totals=None) -> str | None:
     """The bonus code a score of a player who did not go out carries ("" for cards alone, a
-    named event's code when its bonus is in the score), or ``None`` when no hand makes it."""
-    totals = card_totals(variant, number)
+    named event's code when its bonus is in the score), or ``None`` when no hand makes it.
+    ``totals``: the round's ``card_totals``, when the caller has them."""
+    totals = totals or card_totals(variant, number)
     if score in totals:
         return ""
     return next((b.code for b in variant.bonuses if b.anyone and score - b.points in totals), None)
@@ -65,6 +66,7 @@ def read_round(
     written). ``out`` is the seat marked as having gone out (a tap, or an answer to ``ask``);
     without it, the one seat with a going-out score went out."""
     going_out = going_out_scores(variant, number)
+    totals = card_totals(variant, number)
     if out is None:
         candidates = [seat for seat, score in enumerate(scores) if score in going_out]
         if len(candidates) == 1:
@@ -85,7 +87,7 @@ def read_round(
             if out is not None:  # while asking, a blank may be the player who went out
                 result.problems[seat] = "no score written"
             result.hands.append(Hand(seat))
-        elif (code := left_code(variant, number, score)) is None:
+        elif (code := left_code(variant, number, score, totals)) is None:
             result.problems[seat] = _impossible(variant, number, score, going_out, out)
             result.hands.append(Hand(seat))
         else:

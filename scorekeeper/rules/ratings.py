@@ -14,9 +14,12 @@ from functools import cache
 
 from openskill.models import PlackettLuce
 
+# A rating from fewer finished games than this is shown as settling: it still moves a lot.
+SETTLED_GAMES = 5
 MEANING = (
     "Rating: a cautious estimate of skill from every finished game in order. Everyone starts at 0; "
-    "beating the others raises it, most against strong players, and steadier results firm it up."
+    "beating the others raises it, most against strong players, and steadier results firm it up. "
+    f"It says little until it has settled over a player's first {SETTLED_GAMES} games."
 )
 
 

@@ -3,7 +3,12 @@
 The history pages read these instead of scanning every game: per player and rule set (games,
 wins, points, hands, hands won, times stuck, buys, best and worst game, most hands won and
 most often stuck in one game), per player, month (and year) and rule set (for the charts), per pair of
-players (head-to-head) and per player (winning streaks). ``count_game`` adds a game that comes
+players (head-to-head) and per player (winning streaks).
+
+Buys and laid-down marks are recorded only by hands played at the table (``marked_hands``): a
+hand typed from paper or imported from a spreadsheet has neither, so times stuck and buys are
+counted out of the marked hands, and "stuck most often in one game" only from games every hand
+of which was marked. ``count_game`` adds a game that comes
 after every game already counted; counting a history in order from nothing gives the figures
 of the whole history (``count_history``).
 """
@@ -31,6 +36,7 @@ class Line(NamedTuple):
     hands_won: int
     times_stuck: int
     buys: int
+    marked_hands: int  # hands that recorded buys and laid-down marks
 
 
 class Mark(NamedTuple):
@@ -56,12 +62,13 @@ class PlayerTally:
     points: int = 0
     hands: int = 0
     hands_won: int = 0
-    times_stuck: int = 0
-    buys: int = 0
+    times_stuck: int = 0  # out of the marked hands
+    buys: int = 0  # in the marked hands
+    marked_hands: int = 0
     best: Mark | None = None  # lowest final score
     worst: Mark | None = None  # highest final score
     most_out: Mark | None = None  # most hands won in one game
-    most_stuck: Mark | None = None  # stuck most often in one game
+    most_stuck: Mark | None = None  # stuck most often in one game every hand of which was marked
 
     def add(self, line: Line) -> None:
         """Count one finished game of this player under these rules."""
@@ -72,8 +79,11 @@ class PlayerTally:
         self.hands_won += line.hands_won
         self.times_stuck += line.times_stuck
         self.buys += line.buys
-        for name, value, higher in (("best", line.total, False), ("worst", line.total, True),
-                                    ("most_out", line.hands_won, True), ("most_stuck", line.times_stuck, True)):
+        self.marked_hands += line.marked_hands
+        marks = [("best", line.total, False), ("worst", line.total, True), ("most_out", line.hands_won, True)]
+        if line.hands_played and line.marked_hands == line.hands_played:
+            marks.append(("most_stuck", line.times_stuck, True))
+        for name, value, higher in marks:
             mark = Mark(value, line.played_on, line.game_id)
             if _beats(mark, getattr(self, name), higher):
                 setattr(self, name, mark)
@@ -114,7 +124,8 @@ class PairTally:
 
 @dataclass
 class Streak:
-    """Finished games in a row a player won (a shared win continues a streak)."""
+    """Finished games in a row a player won, of the games they played (a shared win continues a
+    streak; a game they sat out neither continues nor ends it)."""
 
     current: int = 0
     longest: int = 0
@@ -128,7 +139,7 @@ class Tallies:
     months: dict[tuple[int, str, str], PeriodTally] = field(default_factory=dict)  # (player, month, rules)
     years: dict[tuple[int, str, str], PeriodTally] = field(default_factory=dict)  # (player, year, rules)
     pairs: dict[tuple[int, int], PairTally] = field(default_factory=dict)  # (player, other player)
-    streaks: dict[int, Streak] = field(default_factory=dict)  # player; must hold every player with a streak
+    streaks: dict[int, Streak] = field(default_factory=dict)  # player; must hold the game's players with a streak
 
     def count_game(self, lines: Sequence[Line]) -> None:
         """Add one finished game (its players' lines), played after every game counted so far."""
@@ -140,12 +151,13 @@ class Tallies:
                 tally.points += line.total
         for mine, theirs in permutations(lines, 2):
             _get(self.pairs, (mine.player_id, theirs.player_id), PairTally).add(mine, theirs)
-        winners = {line.player_id for line in lines if line.won}
-        for player_id in winners - set(self.streaks):
-            self.streaks[player_id] = Streak()
-        for player_id, streak in self.streaks.items():
-            streak.current = streak.current + 1 if player_id in winners else 0
-            streak.longest = max(streak.longest, streak.current)
+        for line in lines:
+            streak = self.streaks.get(line.player_id)
+            if streak is None and line.won:
+                streak = self.streaks[line.player_id] = Streak()
+            if streak is not None:
+                streak.current = streak.current + 1 if line.won else 0
+                streak.longest = max(streak.longest, streak.current)
 
 
 def _get(tallies: dict, key, kind):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
-from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 from flask_login import current_user
 
 from .. import rules
@@ -16,7 +16,7 @@ from ..games.table import standings
 from ..hosting.addresses import external_url
 from ..models import KEEP, MAX_ID, Family
 from ..web.access import public
-from ..web.page_cache import STARTED, shared_response
+from ..web.page_cache import STARTED, revalidated, shared_response
 from ..web.qr import qr_svg
 from . import service as sharing
 
@@ -114,15 +114,8 @@ def board_state(token: str):
     """The scoreboard's changing part, for the page to poll: a 304 while nothing changed."""
     link = _link_or_404(token)
     etag = _board_etag(link)
-    if etag in request.if_none_match.as_set():
-        response = make_response("", 304)
-    else:
-        response = shared_response(
-            f"board|{etag}", lambda: render_template("sharing/_board.html", **_board(link))
-        )
-    response.set_etag(etag)
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return revalidated(etag, lambda: shared_response(
+        f"board|{etag}", lambda: render_template("sharing/_board.html", **_board(link))))
 
 
 @bp.get("/keep/<token>")

@@ -9,7 +9,19 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from .. import rules
-from ..models import ABANDONED, FINISHED, IN_PROGRESS, Family, HouseRules, Result, RoundChange
+from ..models import (
+    ABANDONED,
+    FINISHED,
+    IN_PROGRESS,
+    PAPER,
+    SHEET,
+    SOURCES,
+    TABLE,
+    Family,
+    HouseRules,
+    Result,
+    RoundChange,
+)
 from ..rules import house
 from ..rules.variants import BUYS_COUNTED
 
@@ -209,6 +221,20 @@ def _check_game(game, where: str, names: set[str], checked: dict[str, rules.Vari
     game.setdefault("changes", [])
     for c, change in enumerate(need(game, "changes", list, where)):
         _check_change(change, f"{where}.changes[{c}]", seen_numbers, len(seats), variant)
+    for round_ in rounds_:
+        round_.setdefault("source", inferred_source(round_, bool(game["changes"])))
+
+
+def inferred_source(round_: dict, has_changes: bool) -> str:
+    """How a hand of an export made before hands said so was recorded: a scored hand with no
+    cards, no buys and everyone laid down was typed in from paper (``rules.paper`` marks
+    everyone down), or imported from a spreadsheet when its game has no change history."""
+    results = round_["results"]
+    from_paper = round_.get("recorded_at") and all(
+        not r["cards"] and not r["buys"] and r["laid_down"] for r in results)
+    if not from_paper:
+        return TABLE
+    return PAPER if has_changes else SHEET
 
 
 def _check_round(round_, at: str, variant: rules.Variant, seats: list[str], seen_numbers: set[int]) -> None:
@@ -226,6 +252,8 @@ def _check_round(round_, at: str, variant: rules.Variant, seats: list[str], seen
     if not 0 <= dealer < len(seats):
         raise TransferError(f"{at}.dealer: there is no seat {dealer}.")
     when(round_, "recorded_at", at, required=False)
+    if round_.get("source", TABLE) not in SOURCES:
+        raise TransferError(f"{at}.source: '{round_['source']}' is not one of {', '.join(SOURCES)}.")
     seated = {n.casefold() for n in seats}
     codes = {k.code for k in variant.keys}
     players_here = [

@@ -48,6 +48,7 @@ def _game_dict(game: Game, changes: Sequence[RoundChange] = ()) -> dict:
                 "dealer": r.dealer,
                 "recorded_at": _time(r.recorded_at),
                 "version": r.version,
+                "source": r.source,
                 "results": [
                     {
                         "player": names[res.player_id],

@@ -18,7 +18,19 @@ from ..families import commit_for, family_players
 from ..games.summary import summary_rows
 from ..history import kept, ratings
 from ..house_rules.service import add_imported_rules
-from ..models import HOUSE_PREFIX, Family, Game, GameRound, Member, Player, PlayerGame, Result, RoundChange, Seat
+from ..models import (
+    HOUSE_PREFIX,
+    TABLE,
+    Family,
+    Game,
+    GameRound,
+    Member,
+    Player,
+    PlayerGame,
+    Result,
+    RoundChange,
+    Seat,
+)
 from .checks import TransferError, when
 
 CHUNK = 500  # games per bulk insert
@@ -164,11 +176,12 @@ def _write_games(
                 "dealer": round_["dealer"],
                 "recorded_at": when(round_, "recorded_at", "", required=False),
                 "version": round_["version"],
+                "source": round_.get("source", TABLE),
             })
             results = sorted(round_["results"], key=lambda r: position_of[r["player"].casefold()])
             hands.append(results)
             if rounds[-1]["recorded_at"] is not None:
-                recorded.append(results)
+                recorded.append([{**r, "marked": rounds[-1]["source"] == TABLE} for r in results])
         changes += _change_rows(game_id, entry, members)
         summaries += summary_rows(
             family_id, game_id, game["variant_key"], game["status"], game["started_at"], seated, recorded

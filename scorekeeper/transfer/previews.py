@@ -9,8 +9,10 @@ renaming the file, so a second tap on Import finds it taken and imports nothing 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import pickle
 import re
 import secrets
 import time
@@ -66,6 +68,33 @@ def load(family_id: int, token: str) -> list[list[Cell]]:
     return data["cells"]
 
 
+def reading_key(variant, mapping: dict, answers: dict, day: date) -> str:
+    """What a reading of the cells depends on besides the cells: the rules, the names mapped, the
+    answers given and the day (no game may be dated after it)."""
+    text = json.dumps([variant.to_dict(), sorted(mapping.items()), sorted(answers.items()), day.isoformat()])
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def keep_reading(token: str, key: str, sheet) -> None:
+    """Keep what the preview read from the cells under ``token``, so its import need not read them
+    again (seconds for thousands of games) when nothing it depends on changed."""
+    path = _path(token).with_suffix(".read")
+    part = path.with_suffix(".part")
+    part.write_bytes(zlib.compress(pickle.dumps((key, sheet), protocol=pickle.HIGHEST_PROTOCOL), 1))
+    os.replace(part, path)
+
+
+def reading(token: str, key: str):
+    """The sheet the preview read under ``token`` with ``key``, or ``None`` (read it again)."""
+    path = _path(token).with_suffix(".read")
+    try:
+        # Written by this server into its own instance folder, next to its secret key.
+        kept_key, sheet = pickle.loads(zlib.decompress(path.read_bytes()))
+    except (FileNotFoundError, ValueError, zlib.error, pickle.UnpicklingError, EOFError, AttributeError):
+        return None
+    return sheet if kept_key == key else None
+
+
 def claim(token: str) -> None:
     """Take the preview under ``token`` (read with ``load``) for its import: a second claim finds it
     gone (``BUSY``)."""
@@ -82,6 +111,7 @@ def release(token: str, imported: bool) -> None:
     try:
         if imported:
             claimed.unlink()
+            _path(token).with_suffix(".read").unlink(missing_ok=True)
         else:
             os.replace(claimed, _path(token))
     except FileNotFoundError:

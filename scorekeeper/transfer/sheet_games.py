@@ -84,7 +84,13 @@ class SheetGame:
     numbers: list[int] = field(default_factory=list)  # the rounds it played
     rounds: list[tuple[PaperHand, ...]] = field(default_factory=list)  # per round, seat by seat
     points: list[list[int]] = field(default_factory=list)  # per round, seat by seat
+    read: list[int] = field(default_factory=list)  # the rounds read whole (a round with a problem is not)
     uid: str = ""
+
+    @property
+    def unread(self) -> list[int]:
+        """The rounds left out of ``totals`` because of a problem or an open question."""
+        return [number for number in self.numbers if number not in self.read]
 
     @property
     def totals(self) -> list[int]:
@@ -332,6 +338,8 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
 def _whole(text: str) -> int | None:
     """A whole number as a sheet writes it (5, +5, -5, 5.0, 5,00), or ``None`` (also for one of
     more than ``MOST_DIGITS`` digits, whose digits are counted before ``int`` reads them)."""
+    if text.isascii() and text.isdigit() and len(text) <= MOST_DIGITS:  # as most cells are: read at once
+        return int(text)
     if not WHOLE.fullmatch(text):
         return None
     digits = re.split("[.,]", text)[0].lstrip("+-").lstrip("0")
@@ -368,6 +376,7 @@ def _read_round(game, number, scores, columns, column, sheet, answer: str | None
         shapes.setdefault(shape, shape)
         for shape in (PaperHand(h.went_out, h.laid_down, h.hand_total, h.bonus_code) for h in paper.hands)))
     game.points.append([rules.hand_score(variant, hand, number)[0] for hand in paper.hands])
+    game.read.append(number)
 
 
 def _check_totals(game: SheetGame, cells, columns: _Columns, sheet: Sheet) -> None:

@@ -11,8 +11,8 @@ from datetime import date, datetime, timedelta
 from .. import rules
 from ..families import family_players
 from ..games.service import PAST_GAME_HOUR
-from ..models import HOUSE_PREFIX, Family, utcnow
-from . import importing
+from ..models import HOUSE_PREFIX, SHEET, Family, utcnow
+from . import importing, previews
 from .sheet_games import Sheet, read_sheet
 from .sheets import Cell
 
@@ -36,13 +36,21 @@ class Preview:
 
 def preview(
     family: Family, cells: list[list[Cell]], variant: rules.Variant,
-    mapping: dict[str, str] | None = None, answers: dict[str, str] | None = None,
+    mapping: dict[str, str] | None = None, answers: dict[str, str] | None = None, token: str | None = None,
 ) -> Preview:
     """Read ``cells`` for ``family``: ``mapping`` (a name in the file, casefolded: a player of
-    the family, by name) says who the unknown names are; names not mapped become new players."""
+    the family, by name) says who the unknown names are; names not mapped become new players.
+    With the preview's ``token``, a reading kept for the same rules, names, answers and day is used,
+    and a new reading is kept."""
     players = {p.name.casefold(): p.name for p in family_players(family)}
     mapping = {name: players[to.casefold()] for name, to in (mapping or {}).items() if to.casefold() in players}
-    sheet = read_sheet(cells, variant, utcnow().date(), mapping, answers)  # today as the app counts days
+    today = utcnow().date()  # as the app counts days
+    key = previews.reading_key(variant, mapping, answers or {}, today)
+    sheet = previews.reading(token, key) if token else None
+    if sheet is None:
+        sheet = read_sheet(cells, variant, today, mapping, answers)
+        if token:
+            previews.keep_reading(token, key, sheet)
     matched = {name: players[name.casefold()] for name in sheet.names if name.casefold() in players}
     matched.update({name: mapping[name.casefold()] for name in sheet.names if name.casefold() in mapping})
     unknown = [name for name in sheet.names if name not in matched]
@@ -87,12 +95,14 @@ def sheet_data(family: Family, sheet: Sheet) -> dict:
 
 
 def _game_entry(game, variant: rules.Variant, started: datetime) -> dict:
-    schedule = rules.schedule(game.numbers, 0, len(game.names))  # the sheet does not say who dealt first
+    # The sheet does not say who dealt: the rounds are dealt round from seat 1, marked as a guess (SHEET).
+    schedule = rules.schedule(game.numbers, 0, len(game.names))
     rounds = []
     for position, ((number, dealer), paper, points) in enumerate(zip(schedule, game.rounds, game.points)):
         at = started + timedelta(minutes=ROUND_MINUTES * (position + 1))
         rounds.append({
             "position": position, "number": number, "dealer": dealer, "recorded_at": at.isoformat(), "version": 1,
+            "source": SHEET,
             "results": [
                 {
                     "player": game.names[seat], "buys": 0, "laid_down": hand.laid_down,

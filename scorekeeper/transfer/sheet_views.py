@@ -55,8 +55,9 @@ def sheet_upload():
         except TransferError as error:
             form.file.errors.append(str(error))
         else:
-            check = CheckForm(formdata=None, rules=form.rules.data, token=previews.keep(family.id, cells))
-            return _preview_page(check, preview(family, cells, form.variants[form.rules.data]))
+            token = previews.keep(family.id, cells)
+            check = CheckForm(formdata=None, rules=form.rules.data, token=token)
+            return _preview_page(check, preview(family, cells, form.variants[form.rules.data], token=token))
     return render_template("transfer/sheet.html", form=form)
 
 
@@ -76,7 +77,7 @@ def sheet_check():
     # Names the sheet does not hold, or players the family does not have, are left out by ``preview``.
     mapping = {key[4:]: value for key, value in request.form.items() if key.startswith("map:") and value}
     answers = {key[4:]: value for key, value in request.form.items() if key.startswith("out:") and value}
-    found = preview(family, cells, form.variants[form.rules.data], mapping, answers)
+    found = preview(family, cells, form.variants[form.rules.data], mapping, answers, token)
     del cells  # the import needs only what the preview read from them
     if request.form.get("action") != "import" or not found.sheet.ready:
         return _preview_page(form, found, mapping, answers)

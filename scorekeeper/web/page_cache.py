@@ -214,6 +214,15 @@ def shared_response(key: str, draw: Callable[[], str]):
     return _body_response(packed if packed_wanted else body, "text/html", packed_wanted)
 
 
+def revalidated(etag: str, make: Callable[[], object]):
+    """A 304 when the browser already holds ``etag``, else ``make()``'s response; either way tagged
+    with it, for a page that polls to ask again (the live scoreboard, a phone's game)."""
+    response = make_response("", 304) if etag in request.if_none_match.as_set() else make_response(make())
+    response.set_etag(etag)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
 def accepts_gzip() -> bool:
     return request.accept_encodings["gzip"] > 0
 

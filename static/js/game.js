@@ -362,9 +362,16 @@ export function setupGame(root) {
       .catch(() => { /* no answer: the next look tries again */ });
   }
   setInterval(look, LOOK_EVERY_MS);
+  // Back at the table after the phone was locked or another app was open: the news at once.
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) look(); });
   window.addEventListener("online", () => { draw(); sendNow(); });
   window.addEventListener("offline", draw);
-  window.addEventListener("storage", (event) => { if (event.key && event.key.indexOf("scorekeeper-") === 0) draw(); });
+  // Another tab of this phone sent or kept something: the same game, drawn again.
+  window.addEventListener("storage", (event) => {
+    if (!event.key || event.key.indexOf("scorekeeper-") !== 0) return;
+    if (event.key === stored) server = newest(server, read(stored, null));
+    draw();
+  });
 
   keep(server);
   root.classList.add("is-live");

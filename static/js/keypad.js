@@ -57,6 +57,7 @@ function setupHand(hand, changed) {
       sum += counts[code] * parseInt(inputs[code].getAttribute("data-points"), 10);
       cards += counts[code];
     });
+    chosen.scrollTop = chosen.scrollHeight; // the card just tapped in view, however many rows the box holds
     const typed = total ? number(total.value) : null;
     // A named-event bonus (e.g. cutting the exact number of cards) counts for anyone.
     const extra = event && event.checked ? parseInt(event.getAttribute("data-event-points"), 10) : 0;
@@ -145,13 +146,26 @@ export function setupEntry(form, onChange) {
     const state = states[idOf(hand)], sum = switches[idOf(hand)].querySelector("[data-switch-sum]");
     if (!state) return;
     if (!isEmpty(hand)) unasked(hand);
-    // Points first: a narrow button cuts the end off.
-    let text = state.points + " · " + state.cards + (state.cards === 1 ? " card" : " cards");
-    if (isOut(hand)) text = state.points + " · went out";
-    else if (state.cards === null) text = state.points + " · counted";
-    if (sum.textContent !== text) sum.textContent = text;
+    // Points first; the word after the number of cards goes where the button is narrow (the CSS).
+    let text = state.points + " · " + state.cards, unit = state.cards === 1 ? " card" : " cards";
+    if (isOut(hand)) [text, unit] = [state.points + " · out", ""];
+    else if (state.cards === null) [text, unit] = [String(state.points), " · counted"];
+    if (sum.textContent === text + unit) return;
+    sum.textContent = text;
+    if (!unit) return;
+    const word = document.createElement("span");
+    word.className = "unit";
+    word.textContent = unit;
+    sum.appendChild(word);
   }
-  function activate(hand) {
+  // The hand chosen, down to its tapped cards, above the keypad: a small phone scrolls a little.
+  function reveal(hand) {
+    const box = hand.querySelector("[data-chosen]"), bar = form.querySelector("[data-entry-actions]");
+    if (!box.getClientRects().length || !bar || !bar.getClientRects().length) return; // gone out, or not shown
+    const under = box.getBoundingClientRect().bottom + 8 - bar.getBoundingClientRect().top;
+    if (under > 0) window.scrollBy(0, under);
+  }
+  function activate(hand, show) {
     active = hand;
     hands.forEach((h) => {
       h.classList.toggle("is-active", h === hand);
@@ -163,6 +177,7 @@ export function setupEntry(form, onChange) {
       key.setAttribute("aria-label", key.getAttribute("data-label") + ", " + key.getAttribute("data-points") +
         " points, to " + name);
     });
+    if (show) reveal(hand);
   }
   function following(hand) {
     const start = hands.indexOf(hand);
@@ -174,7 +189,7 @@ export function setupEntry(form, onChange) {
   }
   hands.forEach((hand) => {
     states[idOf(hand)] = setupHand(hand, () => { showSum(hand); if (onChange) onChange(); });
-    switches[idOf(hand)].addEventListener("click", () => { activate(hand); fold(true); });
+    switches[idOf(hand)].addEventListener("click", () => { fold(true); activate(hand, true); });
   });
   // A key takes no focus from a mouse (the keypad is not a form field); a keyboard still reaches it.
   keypad.addEventListener("mousedown", (event) => { if (event.target.closest("[data-add]")) event.preventDefault(); });
@@ -217,7 +232,7 @@ export function setupEntry(form, onChange) {
     warning.textContent = tapped > copies ? key.getAttribute("data-label") + ": " + tapped +
       " tapped in all, but the decks in play hold only " + copies + "." : "";
   }
-  next.addEventListener("click", () => { activate(following(active)); fold(true); });
+  next.addEventListener("click", () => { fold(true); activate(following(active), true); });
 
   // A player who did not go out with nothing entered is asked about before anything is kept.
   function isEmpty(hand) {
@@ -244,8 +259,8 @@ export function setupEntry(form, onChange) {
         "'s hand, or type their total.";
     });
     if (empty.length) {
-      activate(empty[0]);
       fold(true);
+      activate(empty[0], true);
     }
     return empty.length > 0;
   }
@@ -284,7 +299,7 @@ export function setupEntry(form, onChange) {
     else if (active) activate(active);
   }
   form.querySelectorAll("input[data-went-out], input[data-bonus-points]").forEach((radio) => {
-    radio.addEventListener("change", markOut);
+    radio.addEventListener("change", () => { markOut(); if (active) reveal(active); });
   });
   if (onChange) {
     form.addEventListener("input", onChange);

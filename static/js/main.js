@@ -75,6 +75,8 @@ each("form[data-paper]", "./paper.js", "setupPaper");
 each("[data-wake-lock]", "./wakelock.js", "setupWakeLock");
 each("[data-share]", "./share.js", "setupShare");
 each("[data-live-board]", "./board.js", "setupLiveBoard");
+if (document.querySelector("[data-fit]")) import("./names.js").then((m) => m.setupNames(document));
+if (document.querySelector("time[data-local]")) import("./localtime.js").then((m) => m.setupLocalTimes(document));
 
 const worker = document.documentElement.getAttribute("data-service-worker");
 if (worker && "serviceWorker" in navigator) {

@@ -1,7 +1,7 @@
 // The check before a hand is kept: each player's cards, points and the total it leads to, drawn in
 // the server's review markup (round_screen.html's review template). Points come from the plan.
 
-import { apply, totals } from "./state.js";
+import { apply, runningTotals } from "./state.js";
 
 function chip(text, className) {
   const span = document.createElement("span");
@@ -26,10 +26,11 @@ function cardsCell(cell, plan, hand) {
   if (!hand.went_out && !hand.laid_down) cell.append(" ", chip("stuck", "stuck-mark"));
 }
 
-// Fill the review ``section`` for ``hands`` of the round at ``index``; the totals after it.
+// Fill the review ``section`` for ``hands`` of the round at ``index``; the totals after it (after
+// this round, as the standings show them, even when later rounds are scored: a correction).
 export function drawReview(section, plan, state, index, hands) {
   const round = plan.rounds[index];
-  const after = totals(apply(plan, state, { kind: "hand", round: round.number, hands }));
+  const after = runningTotals(apply(plan, state, { kind: "hand", round: round.number, hands }))[index];
   const low = Math.min(...after);
   const body = section.querySelector("[data-review-lines]");
   const template = section.querySelector("template[data-review-line]");

@@ -123,7 +123,7 @@ def test_the_one_who_went_out_has_no_keys_and_next_skips_them(page):
     expect(page.locator("[data-switch][aria-pressed=true]")).to_contain_text("Bob")
     show_hand(page, "Ann")
     expect(page.locator("[data-keypad] [data-add]:enabled")).to_have_count(0)
-    expect(page.locator("[data-switch]").first).to_contain_text("went out")
+    expect(page.locator("[data-switch]").first).to_contain_text("0 · out")
     # Who went out folded into one line once cards were tapped; Change opens it again.
     expect(page.locator("[data-out-summary]")).to_contain_text("Ann: went out normally")
     page.get_by_role("button", name="Change").click()

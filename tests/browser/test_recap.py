@@ -34,7 +34,8 @@ def summary() -> str:
     today = datetime.now(UTC).strftime("%a %d %b %Y")
     return (f"Shanghai Rummy (family rules, 7 hands) · {today}\n"
             "Ann wins with 5, 30 ahead of Bob.\n"
-            "Best hands: R2 Ann, R3 Bob, R4 Ann, R5 Ann, R6 Ann, R7 Ann.\n"
+            "Went out: Ann 5 (R2, R4, R5, R6, R7), Bob 1 (R3).\n"
+            "Biggest catch: Bob 10 in R2, when Ann went out.\n"
             "Stuck most: Bob & Cy (1 hand each).\n"
             "Records: lowest final score, Ann 5; most hands won in one game, Ann 5.")
 

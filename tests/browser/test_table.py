@@ -5,7 +5,7 @@ test_offline_game.py.)"""
 import pytest
 from playwright import sync_api
 
-from tests.browser.conftest import hand, phone, row, shot, show_hand, sign_up, start_game, tap_cards
+from tests.browser.conftest import all_sent, hand, phone, row, shot, show_hand, sign_up, start_game, tap_cards
 
 pytestmark = pytest.mark.browser
 
@@ -67,6 +67,7 @@ def test_second_keeper_records_buys_from_its_own_phone(page, browser):
     expect(bob.locator("h1.contract")).to_have_text("Two sets of 3")
     row(bob, "Ann").get_by_role("button", name="Buy for Ann").click()
     expect(row(bob, "Ann").locator(".buy-count")).to_have_text("1/3")
+    all_sent(bob)  # drawn at once on Bob's phone; on the server once sent
     page.get_by_role("link", name="Back to round").click()
     expect(row(page, "Ann").locator(".buy-count")).to_have_text("1/3")
 

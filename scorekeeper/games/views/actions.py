@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import hashlib
 
-from flask import jsonify, make_response, request
+from flask import jsonify, request
 
 from ...web.access import acting_person, current_family, keeper_page
-from ...web.page_cache import STARTED
+from ...web.page_cache import STARTED, revalidated
 from ..actions import Unreadable, apply_action, read_action
 from ..plan import plan_of, state_of
 from ..service import game_or_404
@@ -43,14 +43,7 @@ def _state_etag(game_id: int) -> str:
 @keeper_page
 def state(game_id: int):
     """The game's state for a phone that looks for other phones' changes: 304 while there are none."""
-    etag = _state_etag(game_id)
-    if etag in request.if_none_match.as_set():
-        response = make_response("", 304)
-    else:
-        response = jsonify(state_of(game_or_404(game_id)))
-    response.set_etag(etag)
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return revalidated(_state_etag(game_id), lambda: jsonify(state_of(game_or_404(game_id))))
 
 
 @bp.get("/<int:game_id>/plan")

@@ -12,14 +12,14 @@ from ...models import utcnow
 from ...web.access import current_family
 from ...web.fields import NAME_MAX, is_number
 from ..forms import NewGameForm, SeatingForm
-from ..service import SeatChoice, last_rules_key, start_game
+from ..service import SeatChoice, last_rules_key, players_in_last_seating, start_game
 from . import bp
 
 
 @bp.route("/new", methods=["GET", "POST"])
 def new():
     family = current_family()
-    form = NewGameForm(family_players(family), family_variants(family))
+    form = NewGameForm(players_in_last_seating(family), family_variants(family))
     if request.method == "GET":
         # "New game with these rules", else the rules of the family's last game: one tap fewer.
         wanted = request.args.get("variant") or last_rules_key(family)

@@ -44,7 +44,8 @@ def paper(game_id: int):
                 done = ": the game is over" if game.is_finished else ""
                 flash(f"{_numbers(numbers)} saved from the paper sheet{done}.", "success")
                 return redirect(url_for("games.standings", game_id=game.id))
-    return _grid_page(form, game, grid or sheet.Grid([]))
+    running_hint = grid is not None and sheet.looks_like_running_totals(game, request.form, grid)
+    return _grid_page(form, game, grid or sheet.Grid([]), running_hint)
 
 
 def _refused(game):
@@ -60,7 +61,7 @@ def _refused(game):
     return redirect(url_for("games.standings", game_id=game.id))
 
 
-def _grid_page(form: PaperForm, game, grid: sheet.Grid):
+def _grid_page(form: PaperForm, game, grid: sheet.Grid, running_hint: bool = False):
     players = game.players
     typed = {row.round.number: row for row in grid.rounds}
     rows = [typed.get(r.number) or sheet.GridRound(r, [""] * len(players), "") for r in sheet.open_rounds(game)]
@@ -80,8 +81,12 @@ def _grid_page(form: PaperForm, game, grid: sheet.Grid):
         short=short_names([p.name for p in players]) if len(players) > 4 else None,
         rows={row.round.number: row for row in rows},
         going_out={r.number: sheet.going_out_text(game, r.number) for r in game.rounds},
+        # Running totals fall by a going-out bonus, so they need a minus sign where points do.
         inputmode="text" if sheet.needs_minus(game) else "numeric",
         summary=summary,
+        running=grid.sheet == sheet.RUNNING,
+        running_hint=running_hint,
+        scored_totals=sheet.scored_totals(game),
     )
 
 

@@ -1,0 +1,24 @@
+"""Figures as a family reads them: averages and shares rounded half up, as score tables round
+(131.25 is 131.3, not the 131.2 of a computer's round-half-to-even)."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+MINUS = "\u2212"
+
+
+def _exact(value: float) -> Decimal:
+    # The shortest decimal that reads back as the float: 525 / 4 is 131.25, 29 / 200 is 0.145.
+    return Decimal(repr(float(value)))
+
+
+def half_up(value: float, places: int = 1) -> str:
+    """``value`` with ``places`` decimals, halves rounded up (away from zero), with a real minus sign."""
+    rounded = _exact(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return str(rounded).replace("-", MINUS)
+
+
+def percent(share: float) -> str:
+    """A share (0.125) as whole percent, halves up: ``"13"``."""
+    return half_up(_exact(share) * 100, 0)
