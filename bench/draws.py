@@ -18,6 +18,7 @@ the family's latest hands once per statistics version (untimed, before the first
 from __future__ import annotations
 
 import json
+import secrets
 import statistics
 
 from http_load import REFUSED, Browser, percentile, request
@@ -48,7 +49,7 @@ class Table:
     def __init__(self, browser: Browser, ids: dict):
         self.browser, self.ids = browser, ids
         self.url = f"/games/{ids['playing']}/actions"
-        self.sent = 0
+        self.sent, self.run = 0, secrets.token_hex(4)  # a phone's action ids are never used twice
         state = json.loads(browser.get(f"/games/{ids['playing']}/state").text)
         self.version = self._version(state)
 
@@ -57,7 +58,7 @@ class Table:
 
     def act(self, kind: str, **fields) -> None:
         self.sent += 1
-        action = {"id": f"bench-{kind}-{self.sent}", "kind": kind, "round": self.ids["round"], "base": self.version,
+        action = {"id": f"bench-{self.run}-{kind}-{self.sent}", "kind": kind, "round": self.ids["round"], "base": self.version,
                   **fields}
         headers = {"Content-Type": "application/json", "X-CSRFToken": self.browser.csrf, "Cookie": self.browser.cookie}
         response = request(self.browser.port, "POST", self.url, json.dumps(action).encode(), headers)
@@ -99,8 +100,19 @@ def measure_draws(sites: list[tuple[Browser, dict, int]], samples: int) -> list[
                         times[index][name].append(drawn)
                 if change == FINISH:
                     table.reopen()
-    return [{name: {"median": statistics.median(v), "p95": percentile(v, 95), "n": len(v), "change": CHANGE_OF[name]}
-             for name, v in site.items()} for site in times]
+    found = [{name: {"median": statistics.median(v), "p95": percentile(v, 95), "n": len(v), "change": CHANGE_OF[name]}
+              for name, v in site.items()} for site in times]
+    for name, row in found[-1].items():  # each sample's two draws came one after the other: their ratio
+        row["pairs"] = paired(times[0][name], times[-1][name])
+    return found
+
+
+def paired(small: list[float], large: list[float]) -> dict[str, float]:
+    """The median and quartiles of the ratios large ÷ small, sample by sample: a slow moment of the
+    machine hits both draws of a pair, so these move less than the ratio of the two medians."""
+    ratios = [b / a for a, b in zip(small, large, strict=True)]
+    q1, median, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else ratios * 3
+    return {"median": median, "q1": q1, "q3": q3}
 
 
 def _draw(browser: Browser, path: str, ids: dict, etags: list, index: int, name: str) -> float:
