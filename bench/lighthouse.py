@@ -1,7 +1,7 @@
 """Lighthouse 12's mobile run of every page, signed in: its performance score and its cumulative
 layout shift (CLS), with the elements that moved.
 
-    python bench/lighthouse.py            # a family of 60 games served by gunicorn; prints the section
+    python bench/lighthouse.py [--games 60]   # a family served by gunicorn; prints the section
 
 Lighthouse comes from the npm registry (``npx -y lighthouse@12``) and drives Debian's Chromium
 (``CHROME_PATH``, ``--headless=new --no-sandbox``); the session cookie goes with every request
@@ -11,6 +11,7 @@ the rest of the benchmark goes on.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -126,6 +127,9 @@ def section(res: dict) -> tuple[str, list[tuple[str, bool]]]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="Lighthouse 12's mobile run of every page, signed in.")
+    parser.add_argument("--games", type=int, default=60, help="the family's finished games (default 60)")
+    games = parser.parse_args().games
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from http_load import Browser
     from pages import BENCH_PASSWORD, BENCH_USER, endpoints, prepare
@@ -133,11 +137,11 @@ def main() -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="bench-lighthouse-"))
     try:
-        ids = prepare(folder, 60, fresh_games=1)
+        ids = prepare(folder, games, fresh_games=1)
         server, port = start_server(folder, workers=2)
         try:
             browser = Browser(port).sign_in(BENCH_USER, BENCH_PASSWORD)
-            res = run(port, browser.cookie, pages(ids, endpoints(ids, 60)))
+            res = run(port, browser.cookie, pages(ids, endpoints(ids, games)))
         finally:
             stop_server(server)
     finally:
