@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import statistics
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from http_load import Browser
@@ -34,6 +34,7 @@ def prepare(folder: Path, games: int, fresh_games: int, finished: int = 40) -> d
     from scorekeeper.extensions import db
     from scorekeeper.games import hands, service
     from scorekeeper.history.seasons import parse_period, season_games
+    from scorekeeper.models import Game
     from scorekeeper.sharing import service as sharing
 
     app = create_app()
@@ -45,6 +46,11 @@ def prepare(folder: Path, games: int, fresh_games: int, finished: int = 40) -> d
         seated = list(dict.fromkeys(players))[:len(PLAYERS)]
         variant = rules.get_variant("shanghai-10")
         playing = service.start_game(family, variant, [service.SeatChoice(player_id=p) for p in seated], first_dealer=0)
+        # The game at the table is the family's newest (the demo history runs to the end of today), so
+        # finishing it counts it into the kept statistics as a real table's last hand does.
+        newest = db.session.execute(db.select(db.func.max(Game.started_at)).where(Game.family_id == family.id)).scalar()
+        playing.started_at = max(playing.started_at, newest + timedelta(minutes=1))
+        db.session.commit()
         last = playing.rounds[-1].number
         for number in range(1, last):
             hands.record_round(playing, number, table_hand(seated, number % len(seated)), version=0)
