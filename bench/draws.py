@@ -21,7 +21,7 @@ import json
 import secrets
 import statistics
 
-from http_load import REFUSED, Browser, percentile, request
+from http_load import REFUSED, Browser, percentile, request, spread
 from pages import BASELINE, endpoints, table_hand
 
 BUY, FINISH = "a buy", "a finished game"
@@ -103,16 +103,9 @@ def measure_draws(sites: list[tuple[Browser, dict, int]], samples: int) -> list[
     found = [{name: {"median": statistics.median(v), "p95": percentile(v, 95), "n": len(v), "change": CHANGE_OF[name]}
               for name, v in site.items()} for site in times]
     for name, row in found[-1].items():  # each sample's two draws came one after the other: their ratio
-        row["pairs"] = paired(times[0][name], times[-1][name])
+        row["pairs"] = spread([large / small for small, large in zip(times[0][name], times[-1][name], strict=True)])
     return found
 
-
-def paired(small: list[float], large: list[float]) -> dict[str, float]:
-    """The median and quartiles of the ratios large ÷ small, sample by sample: a slow moment of the
-    machine hits both draws of a pair, so these move less than the ratio of the two medians."""
-    ratios = [b / a for a, b in zip(small, large, strict=True)]
-    q1, median, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else ratios * 3
-    return {"median": median, "q1": q1, "q3": q3}
 
 
 def _draw(browser: Browser, path: str, ids: dict, etags: list, index: int, name: str) -> float:

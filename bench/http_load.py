@@ -11,6 +11,7 @@ import gzip
 import http.client
 import re
 import shutil
+import statistics
 import subprocess
 import threading
 import time
@@ -118,6 +119,13 @@ def percentile(values, q: float) -> float:
     ordered = sorted(values)
     rank = max(1, -(-len(ordered) * q // 100))  # ceil
     return ordered[int(rank) - 1]
+
+
+def spread(ratios: list[float]) -> dict[str, float]:
+    """Paired samples' ratios: their median, quartiles, lowest and highest (each pair was measured
+    at one moment of the machine, so their spread is the noise around the median)."""
+    q1, median, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else ratios * 3
+    return {"median": median, "q1": q1, "q3": q3, "min": min(ratios), "max": max(ratios)}
 
 
 def summarise(latencies, wall: float) -> dict:

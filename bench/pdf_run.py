@@ -7,7 +7,7 @@ import io
 import statistics
 import time
 
-from http_load import Browser, python_load
+from http_load import Browser, python_load, spread
 
 
 def measure_pdf(browser: Browser, ids: dict, samples: int, repeats: int) -> dict:
@@ -45,13 +45,6 @@ def measure_pdf(browser: Browser, ids: dict, samples: int, repeats: int) -> dict
         "spread": spread([p["ratio"] for p in pairs]),
         "repeat": python_load(browser.port, jobs, 1)["median"],
     }
-
-
-def spread(ratios: list[float]) -> dict[str, float]:
-    """The pairs' ratios: lowest, quartiles and highest (one pair's ratio is one sample of both
-    renders at the same moment of the machine, so their spread is the noise of the median)."""
-    q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else ratios * 3
-    return {"min": min(ratios), "q1": q1, "q3": q3, "max": max(ratios)}
 
 
 def not_modified(browser: Browser, url: str, etag: str) -> None:
