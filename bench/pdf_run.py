@@ -4,15 +4,28 @@ table size (paired samples), its repeat with the ETag, and the season's yearbook
 from __future__ import annotations
 
 import io
+import os
 import statistics
 import time
+from pathlib import Path
 
 from http_load import Browser, python_load, spread
 
 
-def measure_pdf(browser: Browser, ids: dict, samples: int, repeats: int) -> dict:
+def workers_cpu_s(master: int) -> float:
+    """The CPU seconds (user and system) the gunicorn ``master``'s workers have used, from /proc."""
+    total = 0
+    for worker in Path(f"/proc/{master}/task/{master}/children").read_text().split():
+        after_name = Path(f"/proc/{worker}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(after_name[11]) + int(after_name[12])  # utime and stime, fields 14 and 15
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def measure_pdf(browser: Browser, ids: dict, samples: int, repeats: int, master: int | None = None) -> dict:
     """For each of ``samples`` distinct finished games: its sheet's first render over HTTP (no
-    worker has drawn it), then at once a bare one-table page of the same size in this process."""
+    worker has drawn it), then at once a bare one-table page of the same size in this process.
+    With the server's ``master`` pid, each is also timed in CPU seconds (the workers' for the sheet,
+    this process's for the bare page), which a busy machine does not stretch as it does the clock."""
     from pdf_bench import bare_page, sheet_shape
 
     from scorekeeper.printing.documents import html_to_pdf
@@ -23,16 +36,19 @@ def measure_pdf(browser: Browser, ids: dict, samples: int, repeats: int) -> dict
         raise SystemExit(f"only {len(games)} finished games for {samples} PDF samples")
     pairs = []
     for game, hands, players in games:
+        cpu = workers_cpu_s(master) if master else 0.0
         response = browser.get(f"/games/{game}/sheet.pdf")
+        sheet_cpu = (workers_cpu_s(master) - cpu) * 1000 if master else None
         if response.status != 200 or response.headers.get("Content-Type") != "application/pdf":
             raise SystemExit(f"sheet of game {game} answered {response.status}")
         rows, columns = sheet_shape(hands, players)
         bare = bare_page(rows, columns)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         html_to_pdf(bare)
-        bare_ms = (time.perf_counter() - start) * 1000
+        bare_ms, bare_cpu = (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
         pairs.append({"game": game, "hands": hands, "players": players, "rows": rows, "columns": columns,
-                      "sheet": response.ms, "bare": bare_ms, "ratio": response.ms / bare_ms})
+                      "sheet": response.ms, "bare": bare_ms, "ratio": response.ms / bare_ms,
+                      "cpu_ratio": sheet_cpu / bare_cpu if sheet_cpu else None})
     url = f"/games/{games[0][0]}/sheet.pdf"
     etag = browser.get(url).headers["ETag"]
     not_modified(browser, url, etag)
@@ -43,6 +59,7 @@ def measure_pdf(browser: Browser, ids: dict, samples: int, repeats: int) -> dict
         "bare": statistics.median(p["bare"] for p in pairs),
         "ratio": statistics.median(p["ratio"] for p in pairs),
         "spread": spread([p["ratio"] for p in pairs]),
+        "cpu": spread([p["cpu_ratio"] for p in pairs]) if master else None,
         "repeat": python_load(browser.port, jobs, 1)["median"],
     }
 

@@ -139,7 +139,8 @@ def measure(options) -> tuple[dict, dict]:
             if options.quick:
                 chosen = {name: chosen[name] for name in lighthouse.QUICK}
             large["lighthouse"] = lighthouse.run(large["browser"].port, large["browser"].cookie, chosen)
-        large["pdf"] = measure_pdf(large["browser"], large["ids"], options.pdf_samples, options.requests)
+        large["pdf"] = measure_pdf(large["browser"], large["ids"], options.pdf_samples, options.requests,
+                                   servers[-1].pid)
         large["yearbook"] = measure_yearbook(large["browser"], large["ids"])
         large["sheet"] = sheet_bench.measure(100 if options.quick else 1000)
         large["phone"] = phone_bench.measure(taps=21 if options.quick else 49)
