@@ -48,7 +48,7 @@ def measure_pdf(browser: Browser, ids: dict, samples: int, repeats: int, master:
         bare_ms, bare_cpu = (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
         pairs.append({"game": game, "hands": hands, "players": players, "rows": rows, "columns": columns,
                       "sheet": response.ms, "bare": bare_ms, "ratio": response.ms / bare_ms,
-                      "cpu_ratio": sheet_cpu / bare_cpu if sheet_cpu else None})
+                      "cpu_ratio": sheet_cpu / bare_cpu if sheet_cpu is not None else None})
     url = f"/games/{games[0][0]}/sheet.pdf"
     etag = browser.get(url).headers["ETag"]
     not_modified(browser, url, etag)
