@@ -107,7 +107,7 @@ def run(port: int, cookie: str, paths: dict[str, str]) -> dict:
 def section(res: dict) -> tuple[str, list[tuple[str, bool]]]:
     """The Lighthouse table and a CLS budget line per page."""
     if res["unavailable"]:
-        text = (f"### Lighthouse (mobile)\n\nNot run: {res['unavailable']}. The layout shift of the card entry is "
+        text = (f"### Lighthouse (mobile)\n\nNot run: {res['unavailable']}. The layout shift of every page is "
                 "still guarded by tests/browser/test_layout_shift.py.")
         return text, []
     lines = [f"### Lighthouse {res['version']} (mobile emulation, simulated throttling, signed in; "
