@@ -13,7 +13,6 @@ import re
 import socket
 import stat
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from cryptography import x509
