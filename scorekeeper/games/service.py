@@ -192,21 +192,19 @@ def buy(game: Game, number: int, player_id: int) -> None:
     ).rowcount
     if not changed:
         db.session.rollback()
-        if game.variant.buys_counted == "game" and limit < round_.rules.buy_limit:
-            raise RuleError(MESSAGES["buy_game_limit"].format(name=name, per_game=game.variant.buys_per_game))
-        raise RuleError(MESSAGES["buy_limit"].format(name=name, limit=limit))
+        raise RuleError(game.variant.buy_rule.refuse(name, round_.rules, limit))
     commit_for(game.family_id)
 
 
 def buy_limits(game: Game, round_: GameRound) -> dict[int, int]:
     """Each player's buy limit in ``round_``: the round's own, more with unused buys carried
     over, or what is left of the game's allowance."""
-    variant = game.variant
-    if variant.buys_counted == "hand":  # no need to load the earlier hands
-        return {seat.player_id: round_.rules.buy_limit for seat in game.seats}
+    rule = game.variant.buy_rule
+    if not rule.needs_history:  # no need to load the earlier hands
+        return {seat.player_id: rule.allowed(round_.rules, []) for seat in game.seats}
     earlier = [r for r in game.rounds if r.position < round_.position]
     return {
-        seat.player_id: variant.buys_allowed(
+        seat.player_id: rule.allowed(
             round_.rules, [(r.rules, r.result_for(seat.player_id).buys) for r in earlier]
         )
         for seat in game.seats

@@ -118,10 +118,7 @@ def _buy_key(variant: rules.Variant) -> str:
         for r in variant.rounds:
             by_limit.setdefault(r.buy_limit, []).append(r.number)
         limit = ", ".join(f"{_buys(n)} in {_round_numbers(nums)}" for n, nums in sorted(by_limit.items()))
-    if variant.buys_counted == "carry":
-        limit += ", and buys not used carry over to the next hand"
-    elif variant.buys_counted == "game":
-        limit = f"{_buys(variant.buys_per_game)} in the whole game ({limit} at most)"
+    limit = variant.buy_rule.sentence(limit)
     down = "" if variant.down_may_buy else "; no buying after laying down"
     return f"{limit}; a buy brings {variant.cards_per_buy} cards{down}."
 

@@ -52,13 +52,7 @@ def _buying(variant: Variant, round_: Round) -> Reminder:
                   f"the discard and {extra} from the draw pile.")
     else:
         brings = "A buy brings the discard only."
-    if variant.buys_counted == "game":
-        text = (f"{brings} {_count(variant.buys_per_game, 'buy')} each for the whole game, "
-                f"at most {variant.most_buys(round_)} this round.")
-    else:
-        text = f"{brings} Up to {_count(round_.buy_limit, 'buy')} each this round."
-    if variant.buys_counted == "carry":
-        text += " Buys not used in earlier hands are added."
+    text = f"{brings} {variant.buy_rule.reminder(round_)}"
     if variant.buys_per_turn == 1:
         text += " Only one buy per turn."
     elif variant.buys_per_turn > 1:

@@ -23,7 +23,7 @@ from ..models import (
     RoundChange,
 )
 from ..rules import house
-from ..rules.variants import BUYS_COUNTED
+from ..rules.buying import BUYS_COUNTED, known
 
 FORMAT = "scorekeeper-export"
 VARIANT_FORMAT = "scorekeeper-variant"
@@ -349,7 +349,7 @@ def check_rules(data: dict, key: str, where: str) -> rules.Variant:
         raise TransferError(f"{where}: every count and point value must be a whole number.")
     if not rules.well_typed(variant):
         raise TransferError(f"{where}: a rule holds the wrong kind of value (text, number, true/false or list).")
-    if variant.buys_counted not in BUYS_COUNTED:
+    if not known(variant.buys_counted):
         raise TransferError(f"{where}.buys_counted: must be one of {', '.join(BUYS_COUNTED)}.")
     try:
         _ = variant.keys  # every rank has a point value
