@@ -46,7 +46,7 @@ FILTERS = {
     # Capital first letter, the rest as written ("pair of Aces"), unlike Jinja's capitalize.
     "sentence": lambda text: text[:1].upper() + text[1:],
     # A negative number with a real minus sign, which reads better than a hyphen.
-    "minus": lambda number: str(number).replace("-", "\u2212"),
+    "minus": figures.minus,
     # Averages and shares rounded half up, as families round them (131.25: 131.3; 12.5%: 13%).
     "decimal": figures.half_up,
     "percent": figures.percent,

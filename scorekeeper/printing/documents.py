@@ -25,7 +25,7 @@ from .. import rules
 from ..extensions import db
 from ..games.table import standings as standings_of
 from ..models import Family, Game
-from ..rules import limits
+from ..rules import figures, limits
 from ..web.page_cache import LRU, STARTED
 
 PAPERS = ("letter", "a4")
@@ -93,7 +93,7 @@ def going_out_score(variant: rules.Variant, round_word: str = "the round number"
     if not variant.going_out_bonus:
         return "0"
     per = f" × {round_word}" if variant.going_out_per_round else ""
-    return f"\u2212{variant.going_out_bonus}{per}"
+    return f"{figures.minus(-variant.going_out_bonus)}{per}"
 
 
 def _buys(n: int) -> str:
