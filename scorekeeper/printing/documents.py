@@ -24,9 +24,10 @@ from flask import current_app, render_template
 from .. import rules
 from ..extensions import db
 from ..games.table import standings as standings_of
+from ..lru import LRU
 from ..models import Family, Game
 from ..rules import figures, limits
-from ..web.page_cache import LRU, STARTED
+from ..web.page_cache import STARTED
 
 PAPERS = ("letter", "a4")
 MAX_NAME = 40

@@ -19,8 +19,6 @@ import hashlib
 import os
 import re
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache, wraps
 from pathlib import Path
@@ -29,47 +27,13 @@ from flask import Flask, current_app, g, make_response, request, session
 from flask.globals import request_ctx
 from flask_wtf.csrf import generate_csrf
 
+from ..lru import LRU
 from .access import current_family, is_member
 
 COMPRESSIBLE = {"text/html", "text/css", "text/javascript", "application/javascript", "application/json",
                 "image/svg+xml", "text/csv", "text/plain"}
 MIN_COMPRESS = 512
 YEAR = 365 * 24 * 3600
-
-
-class LRU:
-    """A small thread-safe least-recently-used cache (pages here, PDFs in ``printing.documents``)."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._items: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            item = self._items.get(key)
-            if item is not None:
-                self._items.move_to_end(key)
-            return item
-
-    def put(self, key, item) -> None:
-        with self._lock:
-            self._items[key] = item
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def fetch(self, key, make: Callable[[], object]):
-        """The item kept under ``key``, made (and kept) first when there is none."""
-        item = self.get(key)
-        if item is None:
-            item = make()
-            self.put(key, item)
-        return item
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
 
 
 pages = LRU(256)  # page key -> (body with the stand-in token, its mimetype, gzipped body if it has no form)
