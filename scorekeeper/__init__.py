@@ -96,7 +96,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance_path)
 
-    from . import cli, upgrade
+    from . import cli, logs, upgrade
     from .accounts import views as accounts
     from .games import views as games
     from .history import views as history
@@ -120,5 +120,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     cli.init_app(app)
     page_cache.init_app(app)
     upgrade.init_app(app)
+    logs.init_app(app)
 
     return app

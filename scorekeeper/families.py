@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from sqlalchemy import update
 
+from . import logs
 from .extensions import db
 from .models import Family, Player, Submission, utcnow
 
@@ -20,7 +21,12 @@ DEFAULT_FAMILY_NAME = "Our family"
 
 
 class RuleError(Exception):
-    """A request the rules or the game's state refuse; the message is meant for the user."""
+    """A request the rules or the game's state refuse; the message is meant for the user (and,
+    as it may name a player, is not logged: the log says only that the request was refused)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        logs.refused(type(self).__name__)
 
 
 def commit_for(family_id: int) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -21,13 +22,15 @@ from pathlib import Path
 
 from flask import current_app, render_template
 
-from .. import rules
+from .. import logs, rules
 from ..extensions import db
 from ..games.table import standings as standings_of
 from ..lru import LRU
 from ..models import Family, Game
 from ..rules import figures, limits
 from ..web.page_cache import STARTED
+
+log = logging.getLogger(__name__)
 
 PAPERS = ("letter", "a4")
 MAX_NAME = 40
@@ -357,7 +360,9 @@ def render(document: Document) -> bytes:
     """The PDF for ``document``, from the cache when the same document was rendered before."""
     def made() -> bytes:
         html = render_template(document.template, **document.context)
-        return html_to_pdf_apart(html) if document.apart else html_to_pdf(html)
+        pdf = html_to_pdf_apart(html) if document.apart else html_to_pdf(html)
+        log.info("PDF rendered: family=%s %s, %d bytes", logs.family_id(), document.template, len(pdf))
+        return pdf
 
     return cache.fetch(document.etag, made)
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from .. import rules
+from .. import logs, rules
 from ..models import (
     ABANDONED,
     FINISHED,
@@ -41,7 +41,12 @@ BONUS_CODE_LENGTH = Result.__table__.c.bonus_code.type.length
 
 
 class TransferError(ValueError):
-    """The file cannot be imported; the message names what is wrong and where."""
+    """The file cannot be imported; the message names what is wrong and where (and, as it may
+    quote a name from the file, is not logged: the log says only that the request was refused)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        logs.refused(type(self).__name__)
 
 
 def need(obj, key, kind, where, longest: int | None = None):

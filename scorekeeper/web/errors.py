@@ -1,9 +1,10 @@
 """Friendly pages for every error a user can reach."""
 
-from flask import render_template
+from flask import render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from .. import logs
 from ..extensions import db
 
 MESSAGES = {
@@ -18,6 +19,7 @@ MESSAGES = {
 def init_app(app):
     @app.errorhandler(CSRFError)
     def csrf_error(error):
+        logs.refused("CSRFError")
         message = "This page was open for too long or came from elsewhere. Go back, reload it and try again."
         return render_template("web/error.html", code=400, message=message), 400
 
@@ -31,5 +33,6 @@ def init_app(app):
     @app.errorhandler(InternalServerError)
     def server_error(error):
         db.session.rollback()
+        logs.log.error("error: family=%s %s %s", logs.family_id(), request.method, request.endpoint)
         message = "Something went wrong on our side; nothing was saved. Go back and try again."
         return render_template("web/error.html", code=500, message=message), 500
