@@ -21,7 +21,7 @@ from ..families import RuleError, commit_for
 from ..models import ABANDONED, FINISHED, PAPER, Game, GameRound, Member, utcnow
 from ..rules import paper, typed
 from ..rules.figures import minus
-from ..web.fields import is_number
+from ..rules.typed import is_number
 from .hands import check_hands, store_round
 
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import attributes, joinedload, selectinload
 
 from .. import rules
 from ..extensions import db
-from ..families import RuleError, commit_for, family_players
+from ..families import NotFound, RuleError, commit_for, family_players
 from ..history import kept, ratings
 from ..models import (
     ABANDONED,
@@ -32,7 +32,6 @@ from ..models import (
     utcnow,
 )
 from ..rules.messages import MESSAGES
-from ..web.access import family_get_or_404
 from .summary import refresh_summary
 
 
@@ -128,9 +127,12 @@ def start_time(day: date | datetime | None) -> datetime:
 WHOLE_GAME = (joinedload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
 
 
-def game_or_404(game_id: int) -> Game:
-    """The signed-in family's game with its seats, rounds and results, or 404."""
-    return family_get_or_404(Game, game_id, *WHOLE_GAME)
+def family_game(family: Family, game_id: int) -> Game:
+    """The family's game with its seats, rounds and results; ``NotFound`` for any other id."""
+    game = load_game(family, game_id)
+    if game is None:
+        raise NotFound(f"no game {game_id} in this family")
+    return game
 
 
 def load_game(family: Family, game_id: int) -> Game | None:

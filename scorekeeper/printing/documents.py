@@ -24,11 +24,11 @@ from flask import current_app, render_template
 
 from .. import logs, rules
 from ..extensions import db
+from ..families import STARTED
 from ..games.table import standings as standings_of
 from ..lru import LRU
 from ..models import Family, Game
 from ..rules import figures, limits
-from ..web.page_cache import STARTED
 
 log = logging.getLogger(__name__)
 

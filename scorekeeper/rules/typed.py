@@ -17,6 +17,12 @@ FRACTION = "fraction"
 NOT_A_NUMBER = "not a number"
 
 
+def is_number(text: str) -> bool:
+    """Plain ASCII digits only (``"²".isdigit()`` is true but ``int("²")`` fails), and few enough
+    that ``int`` takes them (it refuses over 4300)."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
+
+
 def read_whole(text: str) -> tuple[int | None, str]:
     """The whole number in ``text``: ``(number, "")``; ``(None, "")`` when it is blank; ``(None, why)``
     otherwise, ``why`` being ``TOO_BIG``, ``FRACTION`` or ``NOT_A_NUMBER``.

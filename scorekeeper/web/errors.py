@@ -6,6 +6,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from .. import logs
 from ..extensions import db
+from ..families import NotFound
 
 MESSAGES = {
     400: "That request could not be understood.",
@@ -22,6 +23,10 @@ def init_app(app):
         logs.refused("CSRFError")
         message = "This page was open for too long or came from elsewhere. Go back, reload it and try again."
         return render_template("web/error.html", code=400, message=message), 400
+
+    @app.errorhandler(NotFound)
+    def not_found(error):
+        return render_template("web/error.html", code=404, message=MESSAGES[404]), 404
 
     @app.errorhandler(HTTPException)
     def http_error(error):

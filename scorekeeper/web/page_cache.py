@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 import re
 import secrets
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from flask import Flask, current_app, g, make_response, request, session
 from flask.globals import request_ctx
 from flask_wtf.csrf import generate_csrf
 
+from ..families import STARTED
 from ..lru import LRU
 from .access import current_family, is_member
 
@@ -39,10 +39,6 @@ YEAR = 365 * 24 * 3600
 pages = LRU(256)  # page key -> (body with the stand-in token, its mimetype, gzipped body if it has no form)
 served = LRU(128)  # (page key, session's token, gzipped?) -> (body as that session gets it, mimetype)
 shared = LRU(128)  # key -> (body, gzipped body): the same for everyone (``shared_response``)
-# A restored backup takes family versions back to numbers phones have already seen; the restart
-# it needs changes this, so their old ETags no longer match. gunicorn's master sets it once for
-# all its workers (``gunicorn_conf``), so a 304 does not depend on which worker answers.
-STARTED = os.environ.get("SCOREKEEPER_STARTED") or secrets.token_hex(8)
 # Stands in for the session's signed CSRF token in a shared page: letters and digits, so HTML
 # escaping leaves it as it is, and random, so no page's own text can hold it.
 STAND_IN = f"csrf{secrets.token_hex(16)}"

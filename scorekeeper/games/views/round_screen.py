@@ -10,12 +10,11 @@ from flask import flash, redirect, render_template, request, url_for
 from ... import rules
 from ...families import RuleError, once
 from ...models import ABANDONED
-from ...web.access import keeper_page
+from ...web.access import game_or_404, keeper_page
 from ...web.page_cache import cached_page
 from .. import service as games
 from ..forms import entry_form, stored_entry_data
 from ..plan import plan_of
-from ..service import game_or_404
 from ..table import short_names, standings
 from . import bp
 
