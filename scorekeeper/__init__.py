@@ -46,7 +46,7 @@ FILTERS = {
     # Capital first letter, the rest as written ("pair of Aces"), unlike Jinja's capitalize.
     "sentence": lambda text: text[:1].upper() + text[1:],
     # A negative number with a real minus sign, which reads better than a hyphen.
-    "minus": lambda number: str(number).replace("-", "\u2212"),
+    "minus": figures.minus,
     # Averages and shares rounded half up, as families round them (131.25: 131.3; 12.5%: 13%).
     "decimal": figures.half_up,
     "percent": figures.percent,
@@ -96,7 +96,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance_path)
 
-    from . import cli, upgrade
+    from . import cli, logs, upgrade
     from .accounts import views as accounts
     from .games import views as games
     from .history import views as history
@@ -120,5 +120,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     cli.init_app(app)
     page_cache.init_app(app)
     upgrade.init_app(app)
+    logs.init_app(app)
 
     return app

@@ -6,6 +6,7 @@ nothing behind.
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from collections.abc import Callable
@@ -13,14 +14,29 @@ from datetime import timedelta
 
 from sqlalchemy import update
 
+from . import logs
 from .extensions import db
 from .models import Family, Player, Submission, utcnow
 
 DEFAULT_FAMILY_NAME = "Our family"
+# A restored backup takes family versions back to numbers phones have already seen; the restart
+# it needs changes this, so their old ETags (pages, PDFs) no longer match. gunicorn's master sets
+# it once for all its workers (``gunicorn_conf``), so a 304 does not depend on which worker answers.
+STARTED = os.environ.get("SCOREKEEPER_STARTED") or secrets.token_hex(8)
 
 
 class RuleError(Exception):
-    """A request the rules or the game's state refuse; the message is meant for the user."""
+    """A request the rules or the game's state refuse; the message is meant for the user (and,
+    as it may name a player, is not logged: the log says only that the request was refused)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        logs.refused(type(self).__name__)
+
+
+class NotFound(LookupError):
+    """No such row for this family (another family's, a missing one, or an id no column could
+    hold); a view answers 404 (``web.errors``)."""
 
 
 def commit_for(family_id: int) -> None:

@@ -9,7 +9,7 @@ timeout = 90
 
 
 def on_starting(server):
-    """One start token for every worker: see ``web.page_cache.STARTED``."""
+    """One start token for every worker: see ``families.STARTED``."""
     os.environ["SCOREKEEPER_STARTED"] = secrets.token_hex(8)
 
 

@@ -19,10 +19,10 @@ from sqlalchemy import false
 
 from .. import rules
 from ..extensions import db
+from ..lru import LRU
 from ..models import FINISHED, IN_PROGRESS, Family, Game, GameRound, Result
 from ..rules import chances as simulation
 from ..rules.chances import Chances, seed_for
-from ..web.page_cache import LRU
 
 # The latest finished games with the same rules the hands come from: enough for every round to
 # have plenty, and a bound on the work however long the family's history is.

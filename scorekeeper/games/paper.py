@@ -11,7 +11,6 @@ totals (each round's number is the total so far, and its points are the differen
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -20,13 +19,10 @@ from .. import rules
 from ..extensions import db
 from ..families import RuleError, commit_for
 from ..models import ABANDONED, FINISHED, PAPER, Game, GameRound, Member, utcnow
-from ..rules import paper
-from ..web.fields import is_number
+from ..rules import paper, typed
+from ..rules.figures import minus
+from ..rules.typed import is_number
 from .hands import check_hands, store_round
-
-# A hyphen, the minus sign (U+2212) and the dash a phone's autocorrect makes of a hyphen.
-MINUS = "-\u2212\u2013"
-_DECIMAL = re.compile(r"\d*[.,]\d+|\d+[.,]")
 
 
 @dataclass
@@ -86,25 +82,23 @@ def needs_minus(game: Game) -> bool:
 
 def going_out_text(game: Game, number: int) -> str:
     """The scores of going out in a round, as the grid's rows name them: "0", "0, −25 or −50"."""
-    shown = [paper.signed(s) for s in paper.going_out_scores(game.variant, number)]
+    shown = [minus(s) for s in paper.going_out_scores(game.variant, number)]
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
 
 
 def parse_score(text: str) -> tuple[int | None, str]:
-    """A cell as typed: ``(points, "")``, ``(None, "")`` when blank, ``(None, why)`` when it is not
-    a whole number of points."""
+    """A cell as typed (the forms ``rules.typed.read_whole`` takes, "5.0" among them):
+    ``(points, "")``, ``(None, "")`` when blank, ``(None, why)`` when it is not a whole number of points."""
+    points, problem = typed.read_whole(text)
     raw = "".join(text.split())
-    if not raw:
-        return None, ""
-    sign, digits = (-1, raw[1:]) if raw[0] in MINUS else (1, raw[1:] if raw[0] == "+" else raw)
     shown = raw if len(raw) <= 12 else raw[:12] + "…"
-    if is_number(digits):
-        return sign * int(digits), ""
-    if digits.isascii() and digits.isdigit():
+    if problem == typed.TOO_BIG:
         return None, f"{shown} is far more than any hand is worth"
-    if _DECIMAL.fullmatch(digits):
+    if problem == typed.FRACTION:
         return None, f"write whole points: {shown} is not a whole number"
-    return None, f"“{shown}” is not a number of points"
+    if problem:
+        return None, f"“{shown}” is not a number of points"
+    return points, ""
 
 
 def read_grid(game: Game, form: Mapping[str, str], sheet: str | None = None) -> Grid:
@@ -153,7 +147,7 @@ def _read_row(game: Game, round_: GameRound, form: Mapping[str, str], before: li
     if before is not None:  # a running total's problem is about the points it makes this round
         for seat, why in read.problems.items():
             if scores[seat] is not None:
-                row.problems[seat] = f"{typed[seat].strip()} is {paper.signed(scores[seat])} this round: {why}"
+                row.problems[seat] = f"{typed[seat].strip()} is {minus(scores[seat])} this round: {why}"
     for seat, (_, why) in enumerate(parsed):
         if why:
             row.problems[seat] = why

@@ -13,7 +13,7 @@ from sqlalchemy.orm import attributes, joinedload, selectinload
 
 from .. import rules
 from ..extensions import db
-from ..families import RuleError, commit_for, family_players
+from ..families import NotFound, RuleError, commit_for, family_players
 from ..history import kept, ratings
 from ..models import (
     ABANDONED,
@@ -32,7 +32,6 @@ from ..models import (
     utcnow,
 )
 from ..rules.messages import MESSAGES
-from ..web.access import family_get_or_404
 from .summary import refresh_summary
 
 
@@ -128,9 +127,12 @@ def start_time(day: date | datetime | None) -> datetime:
 WHOLE_GAME = (joinedload(Game.seats), selectinload(Game.rounds).selectinload(GameRound.results))
 
 
-def game_or_404(game_id: int) -> Game:
-    """The signed-in family's game with its seats, rounds and results, or 404."""
-    return family_get_or_404(Game, game_id, *WHOLE_GAME)
+def family_game(family: Family, game_id: int) -> Game:
+    """The family's game with its seats, rounds and results; ``NotFound`` for any other id."""
+    game = load_game(family, game_id)
+    if game is None:
+        raise NotFound(f"no game {game_id} in this family")
+    return game
 
 
 def load_game(family: Family, game_id: int) -> Game | None:
@@ -192,21 +194,19 @@ def buy(game: Game, number: int, player_id: int) -> None:
     ).rowcount
     if not changed:
         db.session.rollback()
-        if game.variant.buys_counted == "game" and limit < round_.rules.buy_limit:
-            raise RuleError(MESSAGES["buy_game_limit"].format(name=name, per_game=game.variant.buys_per_game))
-        raise RuleError(MESSAGES["buy_limit"].format(name=name, limit=limit))
+        raise RuleError(game.variant.buy_rule.refuse(name, round_.rules, limit))
     commit_for(game.family_id)
 
 
 def buy_limits(game: Game, round_: GameRound) -> dict[int, int]:
     """Each player's buy limit in ``round_``: the round's own, more with unused buys carried
     over, or what is left of the game's allowance."""
-    variant = game.variant
-    if variant.buys_counted == "hand":  # no need to load the earlier hands
-        return {seat.player_id: round_.rules.buy_limit for seat in game.seats}
+    rule = game.variant.buy_rule
+    if not rule.needs_history:  # no need to load the earlier hands
+        return {seat.player_id: rule.allowed(round_.rules, []) for seat in game.seats}
     earlier = [r for r in game.rounds if r.position < round_.position]
     return {
-        seat.player_id: variant.buys_allowed(
+        seat.player_id: rule.allowed(
             round_.rules, [(r.rules, r.result_for(seat.player_id).buys) for r in earlier]
         )
         for seat in game.seats

@@ -9,7 +9,7 @@ from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
 from .. import rules
-from ..rules import house, limits
+from ..rules import buying, house, limits
 from ..web.fields import ChoiceField, IntegerField
 
 
@@ -72,11 +72,8 @@ class HouseRulesForm(FlaskForm):
     can_skip_first_hand = BooleanField("Hand 1 may be skipped for a quicker game")
 
     cards_per_buy = _number("A buy brings (cards, the discard included)", 1, limits.MOST_CARDS_PER_BUY)
-    buys_counted = ChoiceField("Buys are counted", choices=[
-        SelectChoice("hand", "Per hand; unused buys are lost"),
-        SelectChoice("carry", "Per hand; unused buys carry over to the next hand"),
-        SelectChoice("game", "For the whole game"),
-    ], default="hand")
+    buys_counted = ChoiceField("Buys are counted", default="hand",
+                               choices=[SelectChoice(k, label) for k, label in buying.KINDS.items()])
     buys_per_game = _number("Buys in the whole game", 0, limits.MOST_BUYS_PER_GAME, required=False)
     buys_per_turn = _number("Buys per turn, all players together (0: no limit)", 0, limits.MOST_BUYS_PER_TURN)
     down_may_buy = BooleanField("A player who has laid down may still buy")
@@ -110,7 +107,8 @@ class HouseRulesForm(FlaskForm):
     def validate(self, extra_validators=None) -> bool:
         ok = super().validate(extra_validators)
         needs = [(self.going_out_kind.data != "zero", self.going_out_bonus, "Enter the bonus for going out."),
-                 (self.buys_counted.data == "game", self.buys_per_game, "Enter the buys for the whole game."),
+                 (buying.asks_per_game(self.buys_counted.data), self.buys_per_game,
+                  "Enter the buys for the whole game."),
                  (bool((self.event_label.data or "").strip()), self.event_bonus, "Enter the bonus's points."),
                  (self.event_bonus.data is not None, self.event_label, "Name the bonus.")]
         for needed, field, message in needs:

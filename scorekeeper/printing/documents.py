@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -21,12 +22,15 @@ from pathlib import Path
 
 from flask import current_app, render_template
 
-from .. import rules
+from .. import logs, rules
 from ..extensions import db
+from ..families import STARTED
 from ..games.table import standings as standings_of
+from ..lru import LRU
 from ..models import Family, Game
-from ..rules import limits
-from ..web.page_cache import LRU, STARTED
+from ..rules import figures, limits
+
+log = logging.getLogger(__name__)
 
 PAPERS = ("letter", "a4")
 MAX_NAME = 40
@@ -93,7 +97,7 @@ def going_out_score(variant: rules.Variant, round_word: str = "the round number"
     if not variant.going_out_bonus:
         return "0"
     per = f" × {round_word}" if variant.going_out_per_round else ""
-    return f"\u2212{variant.going_out_bonus}{per}"
+    return f"{figures.minus(-variant.going_out_bonus)}{per}"
 
 
 def _buys(n: int) -> str:
@@ -118,10 +122,7 @@ def _buy_key(variant: rules.Variant) -> str:
         for r in variant.rounds:
             by_limit.setdefault(r.buy_limit, []).append(r.number)
         limit = ", ".join(f"{_buys(n)} in {_round_numbers(nums)}" for n, nums in sorted(by_limit.items()))
-    if variant.buys_counted == "carry":
-        limit += ", and buys not used carry over to the next hand"
-    elif variant.buys_counted == "game":
-        limit = f"{_buys(variant.buys_per_game)} in the whole game ({limit} at most)"
+    limit = variant.buy_rule.sentence(limit)
     down = "" if variant.down_may_buy else "; no buying after laying down"
     return f"{limit}; a buy brings {variant.cards_per_buy} cards{down}."
 
@@ -359,7 +360,9 @@ def render(document: Document) -> bytes:
     """The PDF for ``document``, from the cache when the same document was rendered before."""
     def made() -> bytes:
         html = render_template(document.template, **document.context)
-        return html_to_pdf_apart(html) if document.apart else html_to_pdf(html)
+        pdf = html_to_pdf_apart(html) if document.apart else html_to_pdf(html)
+        log.info("PDF rendered: family=%s %s, %d bytes", logs.family_id(), document.template, len(pdf))
+        return pdf
 
     return cache.fetch(document.etag, made)
 

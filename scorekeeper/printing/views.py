@@ -8,10 +8,9 @@ from datetime import date
 from flask import Blueprint, abort, render_template, request, url_for
 
 from .. import rules
-from ..games.service import game_or_404
 from ..history.seasons import parse_period
 from ..house_rules.service import family_variants
-from ..web.access import current_family, keeper_page, public
+from ..web.access import current_family, game_or_404, keeper_page, public
 from ..web.fields import is_number
 from . import documents
 from .booklet import WEB_MOST_GAMES, TooManyGames, booklet_document, booklet_tag

@@ -16,7 +16,16 @@ def _exact(value: float) -> Decimal:
 def half_up(value: float, places: int = 1) -> str:
     """``value`` with ``places`` decimals, halves rounded up (away from zero), with a real minus sign."""
     rounded = _exact(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return str(rounded).replace("-", MINUS)
+    return minus(rounded)
+
+
+def minus(number: int | float | str) -> str:
+    """A number as shown: a real minus sign for a negative one (``−25``; a hyphen reads as a dash),
+    and one of more than 12 digits (pasted by mistake) cut to 9 and ``…``."""
+    text = str(number)
+    digits = text.removeprefix("-")
+    digits = digits if len(digits) <= 12 else digits[:9] + "…"
+    return MINUS + digits if text.startswith("-") else digits
 
 
 def percent(share: float) -> str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
+from .buying import BUYS_COUNTED, known
 from .cards import RANKS
 from .limits import MOST_MELDS, MOST_PLAYERS, MOST_ROUNDS, Problem, bound_problems, meld_fits, round_bounds
-from .variants import BUYS_COUNTED, Meld, SuitCard, Variant
+from .variants import Meld, SuitCard, Variant
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                 "eleven", "twelve")
@@ -197,10 +198,9 @@ def variant_problems(variant: Variant) -> list[Problem]:
         problems.append(Problem("max_players", "The most players cannot be fewer than the fewest."))
     if variant.cards_per_buy < 1:
         problems.append(Problem("cards_per_buy", "A buy brings at least the discard: 1 card or more."))
-    if variant.buys_counted not in BUYS_COUNTED:
+    if not known(variant.buys_counted):
         problems.append(Problem("buys_counted", f"Buys are counted one of these ways: {', '.join(BUYS_COUNTED)}."))
-    if variant.buys_counted == "game" and variant.buys_per_game < 1:
-        problems.append(Problem("buys_per_game", "Counting buys per game needs the game's number of buys."))
+    problems += [Problem(where, message) for where, message in variant.buy_rule.problems()]
     problems += bound_problems(variant)
     return problems + _deck_problems(variant) + _round_problems(variant) + _point_problems(variant)
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .figures import minus
 from .results import Hand
 from .scoring import card_totals, why_no_cards_make
 from .variants import Variant
 
-__all__ = ["PaperRound", "card_totals", "going_out_scores", "left_code", "lowest_left", "read_round", "signed"]
+__all__ = ["PaperRound", "card_totals", "going_out_scores", "left_code", "lowest_left", "read_round"]
 
 
 def going_out_scores(variant: Variant, number: int) -> dict[int, str]:
@@ -74,11 +75,11 @@ def read_round(
     result = PaperRound([], out)
     if out is None:
         result.ask = candidates or list(range(len(scores)))
-    shown = ", ".join(signed(s) for s in going_out)
+    shown = ", ".join(minus(s) for s in going_out)
     for seat, score in enumerate(scores):
         if seat == out:
             if score is not None and score not in going_out:
-                result.problems[seat] = f"went out, so scores {shown}, not {signed(score)}"
+                result.problems[seat] = f"went out, so scores {shown}, not {minus(score)}"
             code = going_out.get(score, "") if score is not None else ""
             result.hands.append(Hand(seat, went_out=True, laid_down=True, bonus_code=code))
         elif out is None and score in going_out:
@@ -98,13 +99,6 @@ def read_round(
 
 def _impossible(variant: Variant, number: int, score: int, going_out: dict[int, str], out: int | None) -> str:
     if score in going_out and out is not None:
-        return f"{signed(score)} is a going-out score, and another player went out"
+        return f"{minus(score)} is a going-out score, and another player went out"
     why = why_no_cards_make(variant, number, score)
-    return f"{signed(score)} is not a score cards left in a hand can make: {why}"
-
-
-def signed(n: int) -> str:
-    """A score as shown: a real minus sign, and a number pasted by mistake shortened."""
-    digits = str(abs(n))
-    digits = digits if len(digits) <= 12 else digits[:9] + "…"
-    return f"−{digits}" if n < 0 else digits
+    return f"{minus(score)} is not a score cards left in a hand can make: {why}"

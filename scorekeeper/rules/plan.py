@@ -23,7 +23,7 @@ from .rotation import first_player_seat
 from .scoring import card_step, card_totals, max_hand_points
 from .variants import Round, Variant
 
-PLAN_FORMAT = 1
+PLAN_FORMAT = 2
 # Totals sent as bits only up to this many points (2 kB of hex): beyond it the phone leaves the
 # check to the server, which always makes it.
 MOST_MASK_POINTS = 16_384
@@ -56,7 +56,6 @@ def game_plan(variant: Variant, seats: Sequence[tuple[int, str]], deals: Sequenc
         "cards_per_buy": variant.cards_per_buy,
         "card_step": card_step(variant),
         "down_may_buy": variant.down_may_buy,
-        "per_game": variant.buys_per_game if variant.buys_counted == "game" else None,
         "rounds": [
             _round(variant, round_, position, dealer, len(seats), played[:position])
             for position, (round_, (_, dealer)) in enumerate(zip(played, deals))
@@ -85,8 +84,8 @@ def _round(variant: Variant, round_: Round, position: int, dealer: int, players:
         "dealer": dealer,
         "first": first_player_seat(dealer, players),
         "buy_limit": round_.buy_limit,
-        "buys_fact": buys_fact(variant),
-        "limits": buy_limit_table(variant, round_, earlier),
+        "buys_fact": variant.buy_rule.fact(),
+        **buy_limit_tables(variant, round_, earlier),
         "most_buys": most_buys,
         "most_cards": [could_hold(variant, round_, buys) for buys in range(most_buys + 1)],
         "out_points": variant.going_out_points(round_.number),
@@ -101,31 +100,19 @@ def _round(variant: Variant, round_: Round, position: int, dealer: int, players:
     }
 
 
-def buys_fact(variant: Variant) -> str:
-    """The words after the round's buy limit on the round screen ("4 buys of 2 cards + unused")."""
-    text = f"buys of {variant.cards_per_buy} cards"
-    if variant.buys_counted == "carry":
-        return text + " + unused"
-    if variant.buys_counted == "game":
-        return text + f" ({variant.buys_per_game} a game)"
-    return text
-
-
-def buy_limit_table(variant: Variant, round_: Round, earlier: list[Round]) -> list[int]:
+def buy_limit_tables(variant: Variant, round_: Round, earlier: list[Round]) -> dict:
     """A player's buy limit in ``round_`` for every number of buys they made in the ``earlier``
-    rounds of the game: entry ``n`` is the limit after ``n`` earlier buys, the last entry holds for
-    any number beyond. The rules core's ``buys_allowed`` decides each entry."""
-    if variant.buys_counted == "carry":
-        most_before = sum(r.buy_limit for r in earlier)
-    elif variant.buys_counted == "game":
-        most_before = variant.buys_per_game
-    else:
-        most_before = 0
-    table = []
-    for used in range(most_before + 1):
+    rounds of the game (``limits``: entry ``n`` is the limit after ``n`` earlier buys, the last
+    entry holds for any number beyond), and beside each the refusal of one buy more
+    (``refusals``: the message's key and values, the player's name left for the phone to fill
+    in). The rules core's buy rule decides each entry."""
+    rule = variant.buy_rule
+    limits = []
+    for used in range(rule.most_before(earlier) + 1):
         # Only the sums of the earlier hands matter: all of the buys are put in the first one.
         made = [(r, used if i == 0 else 0) for i, r in enumerate(earlier)]
-        table.append(variant.buys_allowed(round_, made))
+        limits.append(rule.allowed(round_, made))
         if not earlier:
             break
-    return table
+    refusals = [dict(zip(("message", "values"), rule.refusal(round_, limit))) for limit in limits]
+    return {"limits": limits, "refusals": refusals}

@@ -9,9 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from .figures import minus
 from .results import leaders, running_totals
-
-MINUS = "\u2212"  # a real minus sign: a hyphen reads as a dash in a chat message
 
 
 @dataclass(frozen=True)
@@ -195,26 +194,26 @@ def share_text(recap: Recap) -> str:
 def _result_line(recap: Recap) -> str:
     who = f"{joined(recap.winners)} share the win" if recap.shared else f"{recap.winners[0]} wins"
     ahead = f", {recap.margin} ahead of {joined(recap.runners_up)}" if recap.runners_up else ""
-    return f"{who} with {signed(recap.winning_total)}{ahead}."
+    return f"{who} with {minus(recap.winning_total)}{ahead}."
 
 
 def _record_text(record: NightRecord, rules_name: str) -> str:
     title = record.title[:1].lower() + record.title[1:]
     if record.rules_name and record.rules_name != rules_name:
         title += f" under {record.rules_name}"
-    return f"{title}, {record.player} {signed(record.value)}"
+    return f"{title}, {record.player} {minus(record.value)}"
 
 
 def went_out_text(went: WentOut) -> str:
     """``"Ann 2 (R2, R4)"``; a going-out bonus beside its round: ``"Bob 1 (R3, −25)"``."""
     bonus = dict(went.bonuses)
-    rounds = ", ".join(f"R{n}" + (f" {signed(bonus[n])}" if n in bonus else "") for n in went.rounds)
+    rounds = ", ".join(f"R{n}" + (f" {minus(bonus[n])}" if n in bonus else "") for n in went.rounds)
     return f"{went.name} {len(went.rounds)} ({rounds})"
 
 
 def catch_text(catch: Catch) -> str:
     """``"Cy 95 in R3, when Bob went out"``."""
-    return f"{catch.name} {signed(catch.points)} in R{catch.round_number}, when {catch.went_out} went out"
+    return f"{catch.name} {minus(catch.points)} in R{catch.round_number}, when {catch.went_out} went out"
 
 
 def _stuck_line(recap: Recap) -> str:
@@ -235,11 +234,6 @@ def stuck_text(recap: Recap) -> str:
 def joined(names: Sequence[str]) -> str:
     """``"Ann"``, ``"Ann & Bob"``, ``"Ann, Bob & Cy"``."""
     return " & ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} & {names[-1]}"
-
-
-def signed(points: int) -> str:
-    """Points with a real minus sign: ``"−25"``."""
-    return str(points).replace("-", MINUS)
 
 
 def day_text(day: date) -> str:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .figures import minus
 from .variants import Meld, Round, Variant
-
-MINUS = "\u2212"
 
 
 @dataclass(frozen=True)
@@ -52,13 +51,7 @@ def _buying(variant: Variant, round_: Round) -> Reminder:
                   f"the discard and {extra} from the draw pile.")
     else:
         brings = "A buy brings the discard only."
-    if variant.buys_counted == "game":
-        text = (f"{brings} {_count(variant.buys_per_game, 'buy')} each for the whole game, "
-                f"at most {variant.most_buys(round_)} this round.")
-    else:
-        text = f"{brings} Up to {_count(round_.buy_limit, 'buy')} each this round."
-    if variant.buys_counted == "carry":
-        text += " Buys not used in earlier hands are added."
+    text = f"{brings} {variant.buy_rule.reminder(round_)}"
     if variant.buys_per_turn == 1:
         text += " Only one buy per turn."
     elif variant.buys_per_turn > 1:
@@ -106,9 +99,9 @@ def _wild(variant: Variant, round_: Round) -> Reminder:
 def _going_out(variant: Variant, round_: Round) -> Reminder:
     text = f"{variant.going_out} " if variant.going_out else ""
     points = variant.going_out_points(round_.number)
-    score = f"{MINUS}{-points}" if points < 0 else str(points)
+    score = minus(points)
     if variant.going_out_per_round and points:
-        score += f" ({MINUS}{variant.going_out_bonus} × round {round_.number})"
+        score += f" ({minus(-variant.going_out_bonus)} × round {round_.number})"
     return Reminder("going-out", "Going out", text + f"Going out scores {score}.")
 
 
@@ -116,8 +109,7 @@ def _bonuses(variant: Variant) -> Reminder | None:
     if not variant.bonuses:
         return None
     # A true minus sign: a line never breaks between it and the number.
-    points = [f"{b.label}: {b.points}" if b.points >= 0 else f"{b.label}: {MINUS}{-b.points}"
-              for b in variant.bonuses]
+    points = [f"{b.label}: {minus(b.points)}" for b in variant.bonuses]
     return Reminder("bonuses", "Bonuses", " · ".join(points))
 
 

@@ -12,6 +12,7 @@ import typing
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .buying import BuyRule, buy_rule
 from .cards import JOKER, RANKS, SUIT_DISPLAY, Card
 
 
@@ -114,9 +115,6 @@ LATER_FIELDS = (
     "min_natural", "wilds_at_most_naturals", "wilds_may_touch", "buy_out_of_turn_only", "buys_per_turn",
     "going_out_bonus", "going_out_per_round", "buys_counted", "buys_per_game",
 )
-# How buys are counted: a fresh allowance each hand, unused buys carried to the next hand,
-# or one allowance for the whole game (each hand still capped by its own limit).
-BUYS_COUNTED = ("hand", "carry", "game")
 
 
 @dataclass(frozen=True)
@@ -143,7 +141,7 @@ class Variant:
     down_may_buy: bool = False
     buy_out_of_turn_only: bool = False  # the player whose turn it is may not buy
     buys_per_turn: int = 0  # buys allowed during one player's turn, all buyers together; 0: no limit set
-    buys_counted: str = "hand"  # one of BUYS_COUNTED
+    buys_counted: str = "hand"  # one of buying.BUYS_COUNTED
     buys_per_game: int = 0  # the whole game's allowance when buys_counted is "game"
     going_out: str = ""
     going_out_bonus: int = 0  # subtracted from the score of who goes out
@@ -181,24 +179,18 @@ class Variant:
             numbers = numbers[1:]
         return numbers
 
+    @property
+    def buy_rule(self) -> BuyRule:
+        """How this variant counts buys (``rules.buying``): limits, refusals and their words."""
+        return buy_rule(self)
+
     def most_buys(self, round_: Round) -> int:
         """The most buys anyone can make in ``round_``, whatever the earlier hands were."""
-        if self.buys_counted == "carry":
-            return sum(r.buy_limit for r in self.rounds if r.number <= round_.number)
-        if self.buys_counted == "game":
-            return min(round_.buy_limit, self.buys_per_game)
-        return round_.buy_limit
+        return self.buy_rule.most(round_)
 
     def buys_allowed(self, round_: Round, earlier: list[tuple[Round, int]]) -> int:
         """One player's buy limit in ``round_``, given ``(round, buys made)`` of the hands played before."""
-        if self.buys_counted == "carry":
-            # Buys carried in and spent are gone: what is left of every earlier hand's limit.
-            carried = sum(r.buy_limit for r, _ in earlier) - sum(used for _, used in earlier)
-            return round_.buy_limit + max(carried, 0)
-        if self.buys_counted == "game":
-            left = self.buys_per_game - sum(used for _, used in earlier)
-            return max(min(round_.buy_limit, left), 0)
-        return round_.buy_limit
+        return self.buy_rule.allowed(round_, earlier)
 
     def max_hand(self, round_: Round) -> int:
         """Most cards a player can hold when the hand ends: dealt plus every buy."""

@@ -11,11 +11,11 @@ from flask_login import current_user
 from .. import rules
 from ..extensions import db
 from ..games.chances import chances_for
-from ..games.service import buy_limits, buys_left, game_or_404, load_game
+from ..games.service import buy_limits, buys_left, load_game
 from ..games.table import standings
 from ..hosting.addresses import external_url
 from ..models import KEEP, MAX_ID, Family
-from ..web.access import public
+from ..web.access import game_or_404, public
 from ..web.page_cache import STARTED, revalidated, shared_response
 from ..web.qr import qr_svg
 from . import service as sharing

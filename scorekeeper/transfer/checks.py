@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from .. import rules
+from .. import logs, rules
 from ..models import (
     ABANDONED,
     FINISHED,
@@ -23,7 +23,7 @@ from ..models import (
     RoundChange,
 )
 from ..rules import house
-from ..rules.variants import BUYS_COUNTED
+from ..rules.buying import BUYS_COUNTED, known
 
 FORMAT = "scorekeeper-export"
 VARIANT_FORMAT = "scorekeeper-variant"
@@ -41,7 +41,12 @@ BONUS_CODE_LENGTH = Result.__table__.c.bonus_code.type.length
 
 
 class TransferError(ValueError):
-    """The file cannot be imported; the message names what is wrong and where."""
+    """The file cannot be imported; the message names what is wrong and where (and, as it may
+    quote a name from the file, is not logged: the log says only that the request was refused)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        logs.refused(type(self).__name__)
 
 
 def need(obj, key, kind, where, longest: int | None = None):
@@ -349,7 +354,7 @@ def check_rules(data: dict, key: str, where: str) -> rules.Variant:
         raise TransferError(f"{where}: every count and point value must be a whole number.")
     if not rules.well_typed(variant):
         raise TransferError(f"{where}: a rule holds the wrong kind of value (text, number, true/false or list).")
-    if variant.buys_counted not in BUYS_COUNTED:
+    if not known(variant.buys_counted):
         raise TransferError(f"{where}.buys_counted: must be one of {', '.join(BUYS_COUNTED)}.")
     try:
         _ = variant.keys  # every rank has a point value

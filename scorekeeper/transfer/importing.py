@@ -6,6 +6,7 @@ fit in one web request.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterable, Iterator
 
@@ -32,6 +33,8 @@ from ..models import (
     Seat,
 )
 from .checks import TransferError, when
+
+log = logging.getLogger(__name__)
 
 CHUNK = 500  # games per bulk insert
 # The key given to the games of house rules that were deleted before the export: "deleted-"
@@ -88,6 +91,7 @@ def _import(family: Family, data: dict, uids: list[str], games: Iterable[dict]) 
         kept.rebuild(family.id)
     if added or changed:
         commit_for(family.id)
+    log.info("import: family=%d, %d games added, %d already here", family.id, added, len(known))
     return added, len(known)
 
 

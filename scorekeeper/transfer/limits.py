@@ -10,7 +10,6 @@ MOST_CELL_CHARS = 1_000  # a name, a date, a score or a note
 MOST_TEXT = 8_000_000  # characters of all the cells read together
 MOST_ROW_CHARS = 64 * 1024  # one line of a CSV file, before it is split into cells
 MOST_SHARED_STRINGS = 250_000  # different texts of a workbook
-MOST_DIGITS = 9  # of any number read as a score or a total: 999,999,999 is beyond every hand
 SAVE_AS = "Save it as .xlsx (Excel workbook) or .csv and choose that file."
 
 

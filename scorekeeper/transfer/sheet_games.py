@@ -16,9 +16,10 @@ from datetime import date
 from typing import NamedTuple
 
 from .. import rules
+from ..rules import typed
 from ..rules.paper import PaperRound, read_round
+from ..rules.typed import MOST_DIGITS
 from .dates import DateReader
-from .limits import MOST_DIGITS
 from .sheets import Cell
 
 OUT = "out"  # a cell that says the player went out instead of giving the score
@@ -30,7 +31,6 @@ PLAYER_WORDS = {"player", "name", "players", "spieler"}
 NOTES_WORDS = {"notes", "note", "comment", "comments", "where", "remarks"}
 TOTAL_WORDS = {"total", "sum", "score", "final", "summe"}
 ROUND_HEADER = re.compile(r"(?:round|rd\.?|r|hand|deal|runde)?\s*#?\s*(\d{1,3})(?!\d)", re.IGNORECASE)
-WHOLE = re.compile(r"[+-]?\d+(?:[.,]0{1,2})?")  # 5, 5.0, 5,00; not 1,000
 TOO_MANY = "is far more than any hand is worth"
 TEMPLATE_HINT = "Download the template to see the columns."
 
@@ -327,23 +327,13 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
             return None
         if text.casefold() in OUT_MARKS:
             return OUT
-        if (number := _whole(text)) is not None:
+        number, problem = typed.read_whole(text)
+        if not problem:
             return number
         shown = f"'{text[:20]}{'…' if len(text) > 20 else ''}'"
-        why = f"{shown} {TOO_MANY}" if WHOLE.fullmatch(text) else f"{shown} is not a whole number"
+        why = f"{shown} {TOO_MANY}" if problem == typed.TOO_BIG else f"{shown} is not a whole number"
     sheet.problems.append(columns.problem(index + 1, column, why))
     return None
-
-
-def _whole(text: str) -> int | None:
-    """A whole number as a sheet writes it (5, +5, -5, 5.0, 5,00), or ``None`` (also for one of
-    more than ``MOST_DIGITS`` digits, whose digits are counted before ``int`` reads them)."""
-    if text.isascii() and text.isdigit() and len(text) <= MOST_DIGITS:  # as most cells are: read at once
-        return int(text)
-    if not WHOLE.fullmatch(text):
-        return None
-    digits = re.split("[.,]", text)[0].lstrip("+-").lstrip("0")
-    return int(re.split("[.,]", text)[0]) if len(digits) <= MOST_DIGITS else None
 
 
 def _read_round(game, number, scores, columns, column, sheet, answer: str | None) -> None:
@@ -387,8 +377,8 @@ def _check_totals(game: SheetGame, cells, columns: _Columns, sheet: Sheet) -> No
     for seat, (index, total) in enumerate(zip(game.rows, game.totals)):
         cell = cells[index][columns.total] if columns.total < len(cells[index]) else None
         written = _text(cell).replace("\u2212", "-")
-        number = _whole(written)
-        if number is None and WHOLE.fullmatch(written):
+        number, problem = typed.read_whole(written)
+        if problem == typed.TOO_BIG:
             number = -1 if total >= 0 else 1  # too many digits: never the total, and never read
         if number is not None and number != total:
             shown = written if len(written) <= 20 else written[:19] + "…"

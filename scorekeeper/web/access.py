@@ -21,6 +21,7 @@ from flask_login import current_user
 
 from ..extensions import db
 from ..families import sole_family
+from ..games.service import family_game
 from ..models import MAX_ID, Family, Member
 
 PUBLIC = "public"
@@ -88,6 +89,11 @@ def family_get_or_404(model, ident: int, *options):
     if row is None:
         abort(404)
     return row
+
+
+def game_or_404(game_id: int):
+    """The signed-in family's game with its seats, rounds and results, or 404 (``NotFound``)."""
+    return family_game(current_family(), game_id)
 
 
 def init_app(app) -> None:

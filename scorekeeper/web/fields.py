@@ -9,6 +9,8 @@ from wtforms import RadioField
 from wtforms.validators import ValidationError
 from wtforms.widgets import NumberInput
 
+from ..rules.typed import is_number  # noqa: F401 (the pages' views read plain numbers with it)
+
 NAME_MAX = 40
 
 
@@ -48,7 +50,3 @@ def split_names(text: str) -> list[str]:
     return [" ".join(n.split()) for n in re.split(r"[,\n]", text or "") if n.strip()]
 
 
-def is_number(text: str) -> bool:
-    """Plain ASCII digits only (``"²".isdigit()`` is true but ``int("²")`` fails), and few enough
-    that ``int`` takes them (it refuses over 4300)."""
-    return text.isascii() and text.isdigit() and len(text) <= 18

@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 import re
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache, wraps
 from pathlib import Path
@@ -29,6 +26,8 @@ from flask import Flask, current_app, g, make_response, request, session
 from flask.globals import request_ctx
 from flask_wtf.csrf import generate_csrf
 
+from ..families import STARTED
+from ..lru import LRU
 from .access import current_family, is_member
 
 COMPRESSIBLE = {"text/html", "text/css", "text/javascript", "application/javascript", "application/json",
@@ -37,48 +36,9 @@ MIN_COMPRESS = 512
 YEAR = 365 * 24 * 3600
 
 
-class LRU:
-    """A small thread-safe least-recently-used cache (pages here, PDFs in ``printing.documents``)."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._items: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            item = self._items.get(key)
-            if item is not None:
-                self._items.move_to_end(key)
-            return item
-
-    def put(self, key, item) -> None:
-        with self._lock:
-            self._items[key] = item
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def fetch(self, key, make: Callable[[], object]):
-        """The item kept under ``key``, made (and kept) first when there is none."""
-        item = self.get(key)
-        if item is None:
-            item = make()
-            self.put(key, item)
-        return item
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
 pages = LRU(256)  # page key -> (body with the stand-in token, its mimetype, gzipped body if it has no form)
 served = LRU(128)  # (page key, session's token, gzipped?) -> (body as that session gets it, mimetype)
 shared = LRU(128)  # key -> (body, gzipped body): the same for everyone (``shared_response``)
-# A restored backup takes family versions back to numbers phones have already seen; the restart
-# it needs changes this, so their old ETags no longer match. gunicorn's master sets it once for
-# all its workers (``gunicorn_conf``), so a 304 does not depend on which worker answers.
-STARTED = os.environ.get("SCOREKEEPER_STARTED") or secrets.token_hex(8)
 # Stands in for the session's signed CSRF token in a shared page: letters and digits, so HTML
 # escaping leaves it as it is, and random, so no page's own text can hold it.
 STAND_IN = f"csrf{secrets.token_hex(16)}"

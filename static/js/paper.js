@@ -10,7 +10,9 @@ export function setupPaper(form) {
     .split(",").map((n) => parseInt(n, 10) || 0);
   function points(text) {
     const raw = text.replace(/\s+/g, "").replace(/^[\u2212\u2013]/, "-");
-    return /^[-+]?\d{1,6}$/.test(raw) ? parseInt(raw, 10) : 0; // what the server cannot read counts nothing
+    // The forms rules.typed.read_whole takes ("5.0" is 5); what the server cannot read counts nothing.
+    const whole = /^([-+]?\d{1,6})(?:[.,]0{1,2})?$/.exec(raw);
+    return whole ? parseInt(whole[1], 10) : 0;
   }
   function sum() {
     const running = (form.querySelector("input[name=sheet]:checked") || {}).value === "running";

@@ -22,6 +22,12 @@ export class Plan {
     return table[Math.min(usedBefore, table.length - 1)];
   }
 
+  // What refuses one buy more to a player at that limit: the message's key and values, no name.
+  refusal(round, usedBefore) {
+    const table = round.refusals;
+    return table[Math.min(usedBefore, table.length - 1)];
+  }
+
   // The most cards a hand can hold at the end of ``round`` after ``buys`` buys.
   mostCards(round, buys) {
     const table = round.most_cards;

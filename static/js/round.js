@@ -67,9 +67,8 @@ export function buyRefusal(plan, state, index, playerId) {
   const left = buysLeft(plan, state, index)[playerId], name = plan.name(playerId);
   if (left === null) return plan.say("down_no_buy", { name });
   if (left > 0) return "";
-  const rules = plan.rounds[index], limit = plan.limit(rules, usedBefore(state, index, playerId));
-  if (plan.data.per_game !== null && limit < rules.buy_limit) return plan.say("buy_game_limit", { name, per_game: plan.data.per_game });
-  return plan.say("buy_limit", { name, limit });
+  const refusal = plan.refusal(plan.rounds[index], usedBefore(state, index, playerId));
+  return plan.say(refusal.message, { ...refusal.values, name });
 }
 
 // Draw the round at ``index`` of ``state`` into the round screen ``root``; ``note`` is a refusal

@@ -66,7 +66,8 @@ def test_a_paper_sheet_typed_in_with_a_tap_and_a_correction_lands_on_the_finishe
     no_sideways_scroll(page)
     shot(page, "paper-grid-error-4")
 
-    box(page, 4, "Cy").fill("20")
+    box(page, 4, "Cy").fill("20.0")  # as a spreadsheet writes 20: the grid and the server read 20
+    expect(page.locator("tfoot [data-total]")).to_have_text(["15", "60", "170", "35"])
     page.get_by_role("button", name="Save all rounds").click()
     expect(page).to_have_url(re.compile(r"/games/\d+/standings$"))
     expect(page.locator(".flash")).to_contain_text("Rounds 1–7 saved from the paper sheet: the game is over.")

@@ -7,11 +7,10 @@ import hashlib
 
 from flask import jsonify, request
 
-from ...web.access import acting_person, current_family, keeper_page
+from ...web.access import acting_person, current_family, game_or_404, keeper_page
 from ...web.page_cache import STARTED, revalidated
 from ..actions import Unreadable, apply_action, read_action
 from ..plan import plan_of, state_of
-from ..service import game_or_404
 from . import bp
 
 MOST_ACTION_BYTES = 64 * 1024  # one action of the largest table is a few kB

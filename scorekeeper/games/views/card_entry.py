@@ -10,12 +10,12 @@ from flask import abort, flash, redirect, render_template, request, url_for
 from ...extensions import db
 from ...families import RuleError, once
 from ...models import MAX_ID, GameRound
-from ...web.access import acting_person, keeper_page
+from ...web.access import acting_person, game_or_404, keeper_page
 from ...web.fields import is_number
 from ...web.page_cache import cached_page
 from ..forms import entry_form, stored_entry_data
 from ..hands import record_round
-from ..service import HandRefused, StaleEntry, buy_limits, game_or_404, round_of
+from ..service import HandRefused, StaleEntry, buy_limits, round_of
 from ..table import preview
 from . import bp
 

@@ -6,10 +6,9 @@ from flask import flash, redirect, render_template, request, url_for
 
 from ...families import RuleError
 from ...models import ABANDONED
-from ...web.access import acting_person
+from ...web.access import acting_person, game_or_404
 from .. import paper as sheet
 from ..forms import PaperForm
-from ..service import game_or_404
 from ..table import short_names
 from . import bp
 

@@ -10,13 +10,11 @@ from flask import flash, redirect, render_template, request, url_for
 from ... import rules
 from ...families import RuleError, once
 from ...models import ABANDONED
-from ...rules.plan import buys_fact
-from ...web.access import keeper_page
+from ...web.access import game_or_404, keeper_page
 from ...web.page_cache import cached_page
 from .. import service as games
 from ..forms import entry_form, stored_entry_data
 from ..plan import plan_of
-from ..service import game_or_404
 from ..table import short_names, standings
 from . import bp
 
@@ -61,7 +59,7 @@ def _round_view(game, round_, totals: list[int], leaders: list) -> SimpleNamespa
         rules_round=round_.rules,
         reminders=rules.round_reminders(game.variant, round_.rules),
         decks=game.variant.decks_for(len(players)),
-        buys_fact=buys_fact(game.variant),
+        buys_fact=game.variant.buy_rule.fact(),
         first_player=players[rules.first_player_seat(round_.dealer, len(players))],
         upcoming=[(r, players[r.dealer]) for r in upcoming],
         limits=limits,

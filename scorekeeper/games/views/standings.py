@@ -9,13 +9,12 @@ from ...families import RuleError
 from ...history import ratings
 from ...history.charts import line_chart
 from ...rules.ratings import MEANING
-from ...web.access import acting_person, is_member, keeper_page
+from ...web.access import acting_person, game_or_404, is_member, keeper_page
 from ...web.page_cache import cached_page
 from .. import service as games
 from ..chances import chances_for
 from ..hands import round_changes, undo_last_round
 from ..recap import night_recap
-from ..service import game_or_404
 from ..table import short_names
 from ..table import standings as standings_of
 from . import bp
