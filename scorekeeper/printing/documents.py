@@ -100,10 +100,6 @@ def going_out_score(variant: rules.Variant, round_word: str = "the round number"
     return f"{figures.minus(-variant.going_out_bonus)}{per}"
 
 
-def _buys(n: int) -> str:
-    return f"{n} buy" if n == 1 else f"{n} buys"
-
-
 def _round_numbers(numbers: list[int]) -> str:
     """``round 3``, ``rounds 1–8`` or ``rounds 1, 3 and 5``."""
     if len(numbers) == 1:
@@ -116,12 +112,13 @@ def _round_numbers(numbers: list[int]) -> str:
 def _buy_key(variant: rules.Variant) -> str:
     limits = sorted({r.buy_limit for r in variant.rounds})
     if len(limits) == 1:
-        limit = f"{_buys(limits[0])} per hand"
+        limit = f"{figures.counted(limits[0], 'buy')} per hand"
     else:
         by_limit = {}
         for r in variant.rounds:
             by_limit.setdefault(r.buy_limit, []).append(r.number)
-        limit = ", ".join(f"{_buys(n)} in {_round_numbers(nums)}" for n, nums in sorted(by_limit.items()))
+        limit = ", ".join(f"{figures.counted(n, 'buy')} in {_round_numbers(nums)}"
+                          for n, nums in sorted(by_limit.items()))
     limit = variant.buy_rule.sentence(limit)
     down = "" if variant.down_may_buy else "; no buying after laying down"
     return f"{limit}; a buy brings {variant.cards_per_buy} cards{down}."

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .figures import counted
 from .messages import MESSAGES
 
 if TYPE_CHECKING:
@@ -26,10 +27,6 @@ KINDS = {
     "game": "For the whole game",
 }
 BUYS_COUNTED = tuple(KINDS)
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 @dataclass(frozen=True)
@@ -83,7 +80,7 @@ class BuyRule:
 
     def reminder(self, round_: Round) -> str:
         """The reminder's sentence for ``round_`` (after what a buy brings)."""
-        return f"Up to {_count(round_.buy_limit, 'buy')} each this round."
+        return f"Up to {counted(round_.buy_limit, 'buy')} each this round."
 
     def problems(self) -> list[tuple[str, str]]:
         """``(field, message)`` for what the rule lacks to be played."""
@@ -146,10 +143,10 @@ class GameBuys(BuyRule):
         return self.short_note()
 
     def sentence(self, per_hand: str) -> str:
-        return f"{_count(self.per_game, 'buy')} in the whole game ({per_hand} at most)"
+        return f"{counted(self.per_game, 'buy')} in the whole game ({per_hand} at most)"
 
     def reminder(self, round_: Round) -> str:
-        return (f"{_count(self.per_game, 'buy')} each for the whole game, "
+        return (f"{counted(self.per_game, 'buy')} each for the whole game, "
                 f"at most {self.most(round_)} this round.")
 
     def problems(self) -> list[tuple[str, str]]:

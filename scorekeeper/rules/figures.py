@@ -8,6 +8,11 @@ from decimal import ROUND_HALF_UP, Decimal
 MINUS = "\u2212"
 
 
+def counted(n: int, word: str) -> str:
+    """``1 buy``, ``3 buys``: a count with its word, plural but for one."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _exact(value: float) -> Decimal:
     # The shortest decimal that reads back as the float: 525 / 4 is 131.25, 29 / 200 is 0.145.
     return Decimal(repr(float(value)))

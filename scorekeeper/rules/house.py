@@ -7,6 +7,7 @@ import re
 
 from .buying import BUYS_COUNTED, known
 from .cards import RANKS
+from .figures import counted
 from .limits import MOST_MELDS, MOST_PLAYERS, MOST_ROUNDS, Problem, bound_problems, meld_fits, round_bounds
 from .variants import Meld, SuitCard, Variant
 
@@ -32,10 +33,6 @@ WILD_TWOS = {
     "all-2s": ("Jokers and all 2s", ("S", "H", "D", "C")),
 }
 _WILD_CODES = {("S", "C"): "2B", ("C",): "2C", ("S", "H", "D", "C"): "2W"}
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _number(word: str) -> int:
@@ -137,7 +134,7 @@ def _deck_problems(variant: Variant) -> list[Problem]:
         most_dealt = max((r.cards_dealt for r in variant.rounds), default=0)
         needed = rule.max_players * most_dealt + 1
         if needed > cards:
-            decks = f"{_count(rule.decks, 'deck')} and {_count(rule.jokers, 'joker')}"
+            decks = f"{counted(rule.decks, 'deck')} and {counted(rule.jokers, 'joker')}"
             problems.append(Problem(where, f"{decks} are {cards} cards: too few "
                                            f"to deal {most_dealt} each to {rule.max_players} players and turn up "
                                            f"a discard ({needed} needed)."))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .figures import minus
+from .figures import counted, minus
 from .variants import Meld, Round, Variant
 
 
@@ -19,10 +19,6 @@ class Reminder:
     topic: str  # "buying", "no-buying", "wild", "going-out" or "bonuses"
     title: str
     text: str
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _listed(items: list[str]) -> str:
@@ -47,7 +43,7 @@ def _distinct(melds: tuple[Meld, ...]) -> list[Meld]:
 def _buying(variant: Variant, round_: Round) -> Reminder:
     extra = variant.cards_per_buy - 1
     if extra > 0:
-        brings = (f"A buy brings {_count(variant.cards_per_buy, 'card')}: "
+        brings = (f"A buy brings {counted(variant.cards_per_buy, 'card')}: "
                   f"the discard and {extra} from the draw pile.")
     else:
         brings = "A buy brings the discard only."
@@ -77,7 +73,7 @@ def _wild(variant: Variant, round_: Round) -> Reminder:
     limits = {(kind, size): most for kind, size, most in variant.joker_limits}
     capped = [(m, limits[m.kind, m.size]) for m in melds if (m.kind, m.size) in limits]
     if capped:
-        parts = [f"{_count(most, 'joker') if i == 0 else most} in {_a(m)}" for i, (m, most) in enumerate(capped)]
+        parts = [f"{counted(most, 'joker') if i == 0 else most} in {_a(m)}" for i, (m, most) in enumerate(capped)]
         sentences.append(f"At most {_listed(parts)}.")
 
     if variant.wilds_at_most_naturals:
@@ -88,7 +84,7 @@ def _wild(variant: Variant, round_: Round) -> Reminder:
     if variant.min_natural:
         kinds = [kind for kind in ("set", "run") if any(m.kind == kind for m in melds)]
         sentences.append(
-            f"Each {' and '.join(kinds)} needs at least {_count(variant.min_natural, 'natural card')}."
+            f"Each {' and '.join(kinds)} needs at least {counted(variant.min_natural, 'natural card')}."
         )
 
     if not variant.wilds_may_touch:
