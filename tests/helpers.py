@@ -23,6 +23,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
+from jinja2 import BytecodeCache
 from werkzeug.datastructures import MultiDict
 from werkzeug.security import generate_password_hash
 
@@ -79,6 +80,23 @@ def _template() -> str:
     return url
 
 
+class MemoryBytecodeCache(BytecodeCache):
+    """Compiled templates kept in this process, shared by every app a test makes."""
+
+    def __init__(self):
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self._code:
+            bucket.bytecode_from_string(self._code[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED_TEMPLATES = MemoryBytecodeCache()
+
+
 def _admin(statement: str) -> None:
     engine = sa.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
     with engine.connect() as connection:
@@ -118,6 +136,8 @@ def make_app(folder: Path | None = None, *, database_url: str | None = None, fam
     ends, or with ``keep`` when the caller passes the app to ``drop_app``."""
     url = database_url or fresh_database(folder or Path(tempfile.mkdtemp(prefix="scorekeeper-")))
     app = create_app({**TEST_CONFIG, "SQLALCHEMY_DATABASE_URI": url, **config})
+    # Templates compiled once per test run, not once per app: most of a short test's time otherwise.
+    app.jinja_env.bytecode_cache = _COMPILED_TEMPLATES
     # Files a request keeps (previews of a sheet, printed yearbooks) go to a folder of the test's own.
     app.instance_path = tempfile.mkdtemp(prefix="scorekeeper-instance-")
     app.extensions["test_database"] = None if database_url or not POSTGRES_URL else sa.make_url(url).database
