@@ -84,6 +84,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         HTTPS=False,  # True when served over HTTPS: cookies are then sent only over it
         PROXIES=0,  # reverse proxies in front of the app, whose X-Forwarded-* headers to trust
         PUBLIC_URL=None, SETUP_CODE=None,  # see hosting.addresses.base_url and accounts.forms (set by ``serve``)
+        PASSWORD_HASH="scrypt",  # Werkzeug's method for new passwords (tests choose a cheaper one)
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)

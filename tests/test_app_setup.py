@@ -68,3 +68,12 @@ def test_home_and_friendly_not_found(client):
     assert missing.status_code == 404
     assert "There is nothing here" in page_text(missing)
     assert client.get("/healthz").data == b"ok"
+
+
+def test_a_family_server_hashes_new_passwords_with_scrypt(monkeypatch, tmp_path):
+    """The tests choose a cheaper hash (``PASSWORD_HASH``) for speed; a real server never does."""
+    from scorekeeper.accounts.service import hashed
+
+    app = _plain_app(monkeypatch, tmp_path / "inst")
+    with app.app_context():
+        assert hashed("a long enough password").startswith("scrypt:")

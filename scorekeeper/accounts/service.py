@@ -1,7 +1,8 @@
 """Families as accounts: creating one, signing in (rate-limited), invites, signing out everywhere.
 
-Passwords are hashed with scrypt (Werkzeug's default). Sign-in failures are rows in the database,
-so every server process counts the same ones; each sign-in is a row too, deleted at sign-out.
+Passwords are hashed with scrypt (Werkzeug's default; ``PASSWORD_HASH`` in the config). Sign-in
+failures are rows in the database, so every server process counts the same ones; each sign-in is a
+row too, deleted at sign-out.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def has_members() -> bool:
 
 
 def _new_member(family: Family, username: str, password: str) -> Member:
-    member = Member(family=family, username=normal_username(username), password_hash=generate_password_hash(password))
+    member = Member(family=family, username=normal_username(username), password_hash=hashed(password))
     db.session.add(member)
     return member
 
@@ -95,9 +96,18 @@ def create_family(family_name: str, username: str, password: str) -> Member:
     return member
 
 
-@cache
+def hashed(password: str) -> str:
+    """``password`` hashed the way the config says (scrypt unless it says otherwise)."""
+    return generate_password_hash(password, method=current_app.config["PASSWORD_HASH"])
+
+
 def _decoy_hash() -> str:
-    return generate_password_hash(secrets.token_hex(16))
+    return _decoy_of(current_app.config["PASSWORD_HASH"])
+
+
+@cache
+def _decoy_of(method: str) -> str:
+    return generate_password_hash(secrets.token_hex(16), method=method)
 
 
 def _failures(key: str, since) -> int:
