@@ -47,6 +47,8 @@ FILTERS = {
     "sentence": lambda text: text[:1].upper() + text[1:],
     # A negative number with a real minus sign, which reads better than a hyphen.
     "minus": figures.minus,
+    # A rating's change: +12, −3, ±0.
+    "change": figures.change,
     # Averages and shares rounded half up, as families round them (131.25: 131.3; 12.5%: 13%).
     "decimal": figures.half_up,
     "percent": figures.percent,

@@ -1,7 +1,8 @@
 """A demo family's history: many finished games that obey each preset's rules.
 
 Rows are written with bulk inserts (ids worked out beforehand) so that ten thousand games take
-seconds, not minutes; the per-player summaries are written alongside.
+seconds, not minutes; the per-player summaries are written alongside, by the same
+``games.summary.summary_rows`` that keeps a played game's in step.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from sqlalchemy import func, insert
 from . import rules
 from .extensions import db
 from .families import commit_for, family_players
+from .games.summary import summary_rows
 from .history import kept, ratings
 from .models import FINISHED, Family, Game, GameRound, Player, PlayerGame, Result, Seat, utcnow
 
@@ -109,8 +111,7 @@ def _one_game(rng, family, variants, players, played_on, ids, rows) -> None:
         rows[Seat].append({"id": ids[Seat], "game_id": game_id, "player_id": player.id, "position": position})
         ids[Seat] += 1
 
-    totals = [0] * count
-    tally = [{"hands_won": 0, "times_stuck": 0, "buys": 0, "marked_hands": len(numbers)} for _ in seated]
+    recorded = []  # each hand's results, for the summary rows
     for position, (number, dealer) in enumerate(rules.schedule(numbers, first_dealer, count)):
         round_ = variant.round(number)
         round_id = ids[GameRound]
@@ -121,6 +122,7 @@ def _one_game(rng, family, variants, players, played_on, ids, rows) -> None:
         })
         remaining = {k.code: variant.copies(k, decks) for k in variant.keys}
         out = rng.randrange(count)
+        recorded.append([])
         for seat, player in enumerate(seated):
             hand = _demo_hand(rng, variant, round_, decks, remaining, player.id, seat == out)
             points, bonus = rules.hand_score(variant, hand, number)
@@ -131,18 +133,11 @@ def _one_game(rng, family, variants, players, played_on, ids, rows) -> None:
                 "bonus_code": hand.bonus_code, "bonus": bonus, "points": points,
             })
             ids[Result] += 1
-            totals[seat] += points
-            tally[seat]["hands_won"] += hand.went_out
-            tally[seat]["times_stuck"] += not hand.laid_down
-            tally[seat]["buys"] += hand.buys
-    winners = rules.leaders(totals)
-    for seat, player in enumerate(seated):
-        rows[PlayerGame].append({
-            "id": ids[PlayerGame], "family_id": family.id, "game_id": game_id, "player_id": player.id,
-            "variant_key": variant.key, "status": FINISHED, "played_on": played_on,
-            "month": played_on.strftime("%Y-%m"), "hands_played": len(numbers), "total": totals[seat],
-            "won": seat in winners, **tally[seat],
-        })
+            recorded[-1].append({"points": points, "went_out": hand.went_out, "laid_down": hand.laid_down,
+                                 "buys": hand.buys, "marked": True})
+    player_ids = [player.id for player in seated]
+    for row in summary_rows(family.id, game_id, variant.key, FINISHED, started, player_ids, recorded):
+        rows[PlayerGame].append({"id": ids[PlayerGame], **row})
         ids[PlayerGame] += 1
 
 

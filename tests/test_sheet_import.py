@@ -478,8 +478,8 @@ def test_the_command_line_reports_problems_and_takes_answers(app, runner, tmp_pa
 
 
 def test_a_sheet_larger_than_the_page_can_import_points_to_the_command_line(client, app, monkeypatch):
-    from scorekeeper.transfer import checks, sheet_views
-    monkeypatch.setattr(sheet_views, "WEB_LIMITS", checks.Limits(games=1, rule_sets=1, house_rules=1))
+    from scorekeeper.transfer import checks
+    monkeypatch.setattr(checks, "WEB_LIMITS", checks.Limits(games=1, rule_sets=1, house_rules=1))
     before = db_snapshot(app)
     page = confirm(client, upload(client, two_games_workbook()))
     assert "more than the page can import at once (1 at most)" in text_of(page)

@@ -296,10 +296,8 @@ def three_games(history_export: str) -> dict:
 ], ids=["games", "rules snapshots", "house rules"])
 def test_the_import_page_refuses_more_than_it_can_write_in_time(target, client, runner, tmp_path, history_export,
                                                                 monkeypatch, limits, message):
-    from scorekeeper.transfer import views
-
     raw = json.dumps(three_games(history_export)).encode()
-    monkeypatch.setattr(views, "WEB_LIMITS", limits)
+    monkeypatch.setattr(checks, "WEB_LIMITS", limits)
     before = db_snapshot(target)
     page = upload(client, raw, "big.json")
     assert page.status_code == 200
@@ -317,8 +315,6 @@ def test_the_import_page_refuses_more_than_it_can_write_in_time(target, client, 
 
 
 def test_the_import_page_takes_what_its_limits_allow(target, client, history_export, monkeypatch):
-    from scorekeeper.transfer import views
-
-    monkeypatch.setattr(views, "WEB_LIMITS", checks.Limits(games=3, rule_sets=3, house_rules=1))
+    monkeypatch.setattr(checks, "WEB_LIMITS", checks.Limits(games=3, rule_sets=3, house_rules=1))
     assert upload(client, json.dumps(three_games(history_export)).encode()).headers["Location"] == "/history"
     assert "Imported 3 games; 0 were already here." in text_of(client.get("/history"))

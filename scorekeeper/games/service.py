@@ -183,7 +183,7 @@ def buy(game: Game, number: int, player_id: int) -> None:
     name = _seat_name(game, player_id)
     result = round_.result_for(player_id)
     limit = buy_limits(game, round_)[player_id]
-    if result.laid_down and not game.variant.down_may_buy:
+    if not game.variant.buy_rule.may_buy(result.laid_down):
         raise RuleError(MESSAGES["down_no_buy"].format(name=name))
     _claim_open_round(round_)
     # The limit is checked in the UPDATE itself so two phones tapping at once cannot pass it.
@@ -216,10 +216,8 @@ def buy_limits(game: Game, round_: GameRound) -> dict[int, int]:
 def buys_left(game: Game, round_: GameRound, limits: dict[int, int]) -> dict[int, int | None]:
     """Each player's buys left in ``round_`` (of ``limits``); ``None`` for one who has laid down
     where the rules say a player who has laid down may not buy."""
-    return {
-        r.player_id: None if r.laid_down and not game.variant.down_may_buy else max(limits[r.player_id] - r.buys, 0)
-        for r in round_.results
-    }
+    rule = game.variant.buy_rule
+    return {r.player_id: rule.left(limits[r.player_id], r.buys, r.laid_down) for r in round_.results}
 
 
 def undo_buy(game: Game, number: int, player_id: int) -> None:
@@ -290,13 +288,19 @@ def last_rules_key(family: Family) -> str | None:
     ).scalar()
 
 
+def next_first_dealer(game: Game) -> Player:
+    """Who deals first if ``game``'s table plays again (``play_again``)."""
+    return game.seats[rules.next_game_first_dealer(game.first_dealer, len(game.seats))].player
+
+
 def play_again(game: Game) -> Game:
     """A new game of a finished one's rules (its own copy) and seats, the first deal one seat on."""
     if game.status != FINISHED:
         raise RuleError("Only a finished game can be played again.")
     seating = [SeatChoice(player_id=seat.player_id) for seat in game.seats]
     family = db.session.get(Family, game.family_id)
-    return start_game(family, game.variant, seating, (game.first_dealer + 1) % len(seating), game.skip_first_hand)
+    first = rules.next_game_first_dealer(game.first_dealer, len(seating))
+    return start_game(family, game.variant, seating, first, game.skip_first_hand)
 
 
 def abandon_game(game: Game) -> None:

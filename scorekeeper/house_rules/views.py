@@ -150,15 +150,8 @@ def _editor(row: HouseRules | None, start: rules.Variant):
 
 
 def _min_cards(form: HouseRulesForm) -> list[int | None]:
-    """Each round's fewest cards, worked out from the melds as typed (``None`` until readable)."""
-    counts = []
-    for entry in form.rounds:
-        try:
-            melds = house.parse_melds(entry.form.melds.data or "")
-        except ValueError:
-            melds = ()
-        counts.append(sum(m.size for m in melds) or None)
-    return counts
+    """Each round's fewest cards, from the melds as typed (``None`` until readable)."""
+    return [house.min_cards_of(entry.form.melds.data or "") for entry in form.rounds]
 
 
 @bp.route("/new", methods=["GET", "POST"])

@@ -18,7 +18,7 @@ from .results import (
     round_problems,
     running_totals,
 )
-from .rotation import dealer_seat, first_player_seat, schedule
+from .rotation import dealer_seat, first_player_seat, next_game_first_dealer, schedule
 from .scoring import (
     hand_problems,
     max_hand_points,
@@ -42,7 +42,8 @@ def get_variant(key: str) -> Variant:
 __all__ = [
     "JOKER", "RANKS", "VARIANTS", "Bonus", "Card", "DeckRule", "Decks", "Hand", "Key", "Meld", "Reminder", "Round",
     "RoundProblems", "Variant", "card_counts", "cards_text", "dealer_seat", "first_player_seat", "get_variant",
-    "going_out_problem", "hand_problems", "hand_score", "leaders", "max_hand_points", "parse_card", "parse_cards",
+    "going_out_problem", "hand_problems", "hand_score", "leaders", "max_hand_points", "next_game_first_dealer",
+    "parse_card", "parse_cards",
     "round_problems", "round_reminders", "running_totals", "schedule", "score_hand", "score_keys", "table_problems",
     "well_typed",
 ]

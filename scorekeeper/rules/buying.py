@@ -36,6 +36,7 @@ class BuyRule:
     rounds: tuple[Round, ...]
     cards_per_buy: int
     per_game: int = 0  # the whole game's allowance, for the rule that counts one
+    down_may_buy: bool = True  # whether a player who has laid down may still buy
 
     # Whether a player's limit depends on the buys made in earlier hands.
     needs_history = False
@@ -51,6 +52,15 @@ class BuyRule:
     def most_before(self, earlier: list[Round]) -> int:
         """The most buys made in the ``earlier`` rounds that can still change the limit."""
         return 0
+
+    def may_buy(self, laid_down: bool) -> bool:
+        """Whether a player may buy at all: not one who has laid down, where the rules say so."""
+        return self.down_may_buy or not laid_down
+
+    def left(self, limit: int, made: int, laid_down: bool) -> int | None:
+        """The buys a player may still make this hand, with ``limit`` (``allowed``) and ``made``
+        already; ``None`` for one who has laid down where that ends buying."""
+        return max(limit - made, 0) if self.may_buy(laid_down) else None
 
     def refusal(self, round_: Round, limit: int) -> tuple[str, dict]:
         """The message (its key in ``MESSAGES`` and values, the player's name left out) refusing
@@ -161,7 +171,8 @@ RULES: dict[str, type[BuyRule]] = {"hand": BuyRule, "carry": CarriedBuys, "game"
 def buy_rule(variant: Variant) -> BuyRule:
     """How ``variant`` counts buys. A way not known (refused by the house-rules and import
     checks) counts per hand."""
-    return RULES.get(variant.buys_counted, BuyRule)(variant.rounds, variant.cards_per_buy, variant.buys_per_game)
+    return RULES.get(variant.buys_counted, BuyRule)(
+        variant.rounds, variant.cards_per_buy, variant.buys_per_game, variant.down_may_buy)
 
 
 def asks_per_game(kind: str) -> bool:

@@ -33,6 +33,11 @@ def minus(number: int | float | str) -> str:
     return MINUS + digits if text.startswith("-") else digits
 
 
+def change(number: int) -> str:
+    """A change as shown: ``+12``, ``−3``, and ``±0`` for none."""
+    return "±0" if number == 0 else ("+" if number > 0 else "") + minus(number)
+
+
 def percent(share: float) -> str:
     """A share (0.125) as whole percent, halves up: ``"13"``."""
     return half_up(_exact(share) * 100, 0)

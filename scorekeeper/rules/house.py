@@ -9,7 +9,7 @@ from .buying import BUYS_COUNTED, known
 from .cards import RANKS
 from .figures import counted
 from .limits import MOST_MELDS, MOST_PLAYERS, MOST_ROUNDS, Problem, bound_problems, meld_fits, round_bounds
-from .variants import Meld, SuitCard, Variant
+from .variants import Meld, SuitCard, Variant, fewest_cards
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                 "eleven", "twelve")
@@ -65,6 +65,15 @@ def parse_melds(text: str) -> tuple[Meld, ...]:
         if len(melds) > MOST_MELDS:
             raise ValueError(f"At most {MOST_MELDS} melds in one round.")
     return tuple(melds)
+
+
+def min_cards_of(text: str) -> int | None:
+    """The fewest cards that meet the melds as written (``parse_melds``); ``None`` while they
+    cannot be read, or name none."""
+    try:
+        return fewest_cards(parse_melds(text)) or None
+    except ValueError:
+        return None
 
 
 def describe_melds(melds: tuple[Meld, ...]) -> str:

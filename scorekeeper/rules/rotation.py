@@ -17,6 +17,12 @@ def first_player_seat(dealer: int, players: int) -> int:
     return (dealer + 1) % players
 
 
+def next_game_first_dealer(first_dealer: int, players: int) -> int:
+    """Who deals first when the same table plays again: the deal passes on, so the seat left of
+    this game's first dealer."""
+    return dealer_seat(1, first_dealer, players)
+
+
 def schedule(hand_numbers: list[int], first_dealer: int, players: int) -> list[tuple[int, int]]:
     """``(round number, dealer seat)`` for every hand a game plays, in order."""
     return [

@@ -45,7 +45,12 @@ class Round:
     @property
     def min_cards(self) -> int:
         """The fewest cards that meet the contract."""
-        return sum(m.size for m in self.melds)
+        return fewest_cards(self.melds)
+
+
+def fewest_cards(melds: tuple[Meld, ...]) -> int:
+    """The fewest cards that meet a contract of ``melds``: each meld at its size, none wild or extra."""
+    return sum(m.size for m in melds)
 
 
 @dataclass(frozen=True)

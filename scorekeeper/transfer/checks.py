@@ -150,6 +150,15 @@ class Limits:
     house_rules: int
 
 
+# The most the import page takes in one request, which has 30 s (gunicorn's worker timeout); a
+# larger export is refused before anything is written, pointing to the command line (no time
+# limit). 3,000 games take about 4 s on SQLite and 8 s on PostgreSQL (bench/import_bench.py), and
+# each different rules snapshot 5 to 9 ms more to check (a family's games share a few); each house
+# rule set is compared with those stored before it (500 take 18 s). The spreadsheet import takes
+# as many games.
+WEB_LIMITS = Limits(games=4000, rule_sets=500, house_rules=100)
+
+
 def _refuse_too_much(data: dict, limits: Limits) -> None:
     """Refuse an export larger than ``limits`` before anything else is checked."""
     games = data["games"] if isinstance(data.get("games"), list) else []

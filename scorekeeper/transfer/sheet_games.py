@@ -322,7 +322,7 @@ def _score(row: list[Cell], column: int, index: int, columns: _Columns, sheet: S
             return int(cell)
         why = f"{cell:g} is not a whole number"
     else:
-        text = _text(cell).replace("\u2212", "-").replace(" ", "")
+        text = _text(cell).replace(" ", "")
         if not text:
             return None
         if text.casefold() in OUT_MARKS:
@@ -376,7 +376,7 @@ def _check_totals(game: SheetGame, cells, columns: _Columns, sheet: Sheet) -> No
         return
     for seat, (index, total) in enumerate(zip(game.rows, game.totals)):
         cell = cells[index][columns.total] if columns.total < len(cells[index]) else None
-        written = _text(cell).replace("\u2212", "-")
+        written = _text(cell)
         number, problem = typed.read_whole(written)
         if problem == typed.TOO_BIG:
             number = -1 if total >= 0 else 1  # too many digits: never the total, and never read

@@ -2,6 +2,8 @@
 // ones typed; the going-out score of each round is the one the server wrote on it. On a sheet of
 // running totals ("sheet" = running) the total so far is the last number typed in each column.
 
+import { signed } from "./plan.js";
+
 export function setupPaper(form) {
   const foot = form.querySelector("[data-paper-totals]");
   if (!foot) return;
@@ -30,7 +32,7 @@ export function setupPaper(form) {
         }
       });
     });
-    cells.forEach((cell, column) => { cell.textContent = String(totals[column]).replace("-", "\u2212"); });
+    cells.forEach((cell, column) => { cell.textContent = signed(totals[column]); });
   }
   form.addEventListener("input", sum);
   form.addEventListener("change", sum);

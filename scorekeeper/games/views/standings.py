@@ -8,6 +8,7 @@ from flask import flash, redirect, render_template, request, url_for
 from ...families import RuleError
 from ...history import ratings
 from ...history.charts import line_chart
+from ...models import FINISHED
 from ...rules.ratings import MEANING
 from ...web.access import acting_person, game_or_404, is_member, keeper_page
 from ...web.page_cache import cached_page
@@ -48,6 +49,7 @@ def standings(game_id: int):
         rating_meaning=MEANING,
         # A score keeper's link sees its one game, whoever is signed in: the records stay with the family.
         recap=night_recap(game, with_records=is_member()) if table.finished else None,
+        next_dealer=games.next_first_dealer(game) if game.status == FINISHED else None,
     )
 
 

@@ -9,13 +9,13 @@ from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import HiddenField, SelectField
 
-from ..families import family_players
-from ..house_rules.service import family_variants
-from ..web.access import current_family
-from . import previews, sheets
-from .checks import TransferError
-from .sheet_import import Preview, import_sheet, preview
-from .views import WEB_LIMITS, bp
+from ...families import family_players
+from ...house_rules.service import family_variants
+from ...web.access import current_family
+from .. import checks, previews, sheets
+from ..checks import TransferError
+from ..sheet_import import Preview, import_sheet, preview
+from . import bp
 
 SHOWN_PROBLEMS = 200  # a sheet with more is listed this far: the rest are more of the same
 SHOWN_GAMES = 10
@@ -81,9 +81,10 @@ def sheet_check():
     del cells  # the import needs only what the preview read from them
     if request.form.get("action") != "import" or not found.sheet.ready:
         return _preview_page(form, found, mapping, answers)
-    if len(found.sheet.games) > WEB_LIMITS.games:
+    most = checks.WEB_LIMITS.games
+    if len(found.sheet.games) > most:
         flash(f"This sheet holds {len(found.sheet.games):,} games, more than the page can import at once "
-              f"({WEB_LIMITS.games:,} at most). Import it on the server with the command line, which has no time "
+              f"({most:,} at most). Import it on the server with the command line, which has no time "
               f"limit: flask --app scorekeeper import-sheet FILE --rules {form.rules.data}", "error")
         return _preview_page(form, found, mapping, answers)
     try:

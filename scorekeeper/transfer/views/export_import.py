@@ -4,25 +4,17 @@ from __future__ import annotations
 
 from datetime import date
 
-from flask import Blueprint, Response, flash, redirect, render_template, stream_with_context, url_for
+from flask import Response, flash, redirect, render_template, stream_with_context, url_for
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 
-from ..web.access import current_family
-from . import checks, importing
-from .checks import TransferError
-from .export import export_csv, export_json
-
-bp = Blueprint("transfer", __name__)
-
+from ...web.access import current_family
+from .. import checks, importing
+from ..checks import TransferError
+from ..export import export_csv, export_json
+from . import bp
 
 EXPORTS = {"json": (export_json, "application/json"), "csv": (export_csv, "text/csv")}
-# The most the import page takes in one request, which has 30 s (gunicorn's worker timeout); a
-# larger export is refused before anything is written, pointing to the command line (no time
-# limit). 3,000 games take about 4 s on SQLite and 8 s on PostgreSQL (bench/import_bench.py), and
-# each different rules snapshot 5 to 9 ms more to check (a family's games share a few); each house
-# rule set is compared with those stored before it (500 take 18 s).
-WEB_LIMITS = checks.Limits(games=4000, rule_sets=500, house_rules=100)
 
 
 @bp.get("/export.<any(json, csv):kind>")
@@ -46,7 +38,7 @@ def import_view():
     form = ImportForm()
     if form.validate_on_submit():
         try:
-            data = checks.parse(form.file.data.read(), WEB_LIMITS)
+            data = checks.parse(form.file.data.read(), checks.WEB_LIMITS)
             added, skipped = importing.import_data(current_family(), data)
         except TransferError as error:
             form.file.errors.append(f"Nothing was imported: {error}")
@@ -54,4 +46,3 @@ def import_view():
             flash(f"Imported {added} games; {skipped} were already here.", "success")
             return redirect(url_for("history.index"))
     return render_template("transfer/import.html", form=form)
-from . import sheet_views  # noqa: E402,F401  (its routes join this blueprint)
