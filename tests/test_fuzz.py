@@ -57,22 +57,9 @@ from scorekeeper.models import Family, Game, GameRound, HouseRules, Invite, Play
 from scorekeeper.rules.house import WILD_TWOS
 from scorekeeper.rules.scoring import card_totals
 from scorekeeper.web.access import KEEPER
-from tests.helpers import (
-    POSTGRES_URL,
-    TEST_PASSWORD,
-    add_member,
-    db_snapshot,
-    element_text,
-    make_app,
-    new_game,
-    player_ids,
-    record,
-    review_lines,
-    score_url,
-    strict_client,
-    text_of,
-    version_of,
-)
+from tests.actions import GameActions
+from tests.databases import POSTGRES_URL, TEST_PASSWORD, add_member, db_snapshot, make_app, strict_client
+from tests.pages import element_text, review_lines, score_url, text_of
 from tests.test_house_rules import GRAN
 from tests.test_printing import pdf_text
 
@@ -329,12 +316,13 @@ class Table:
 
 
 def table_of(app, client, game_id: int, number: int, version: int | None = None) -> Table:
+    actions = GameActions(client)
     with app.app_context():
         game = db.session.get(Game, game_id)
         variant = game.variant
         pids = [p.id for p in game.players]
     if version is None:
-        version = version_of(client, game_id, number)
+        version = actions.version_of(game_id, number)
     return Table(game_id, number, variant, variant.round(number), variant.decks_for(len(pids)), pids, version)
 
 
@@ -441,20 +429,21 @@ def write_rules(client, data: dict) -> int:
 def build_world() -> World:
     app = make_app()
     client = strict_client(app)
-    play = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, play)
-    record(client, ids, play, 1, "Ann", {"Bob": "K", "Cy": "5"})
+    actions = GameActions(client, app)
+    play = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(play)
+    actions.record(ids, play, 1, "Ann", {"Bob": "K", "Cy": "5"})
     for _ in range(3):
         assert client.post(f"/games/{play}/rounds/2/buy", data={"player": ids["Cy"]}).status_code == 302
-    fresh = new_game(client, "family-7", ["Di", "Eve", "Flo"], first_dealer="Di")
-    fresh_ids = player_ids(app, fresh)
+    fresh = actions.new_game("family-7", ["Di", "Eve", "Flo"], first_dealer="Di")
+    fresh_ids = actions.player_ids(fresh)
     assert client.post(f"/games/{fresh}/rounds/1/down", data={"player": fresh_ids["Di"], "laid_down": "1"}).status_code == 302
-    abandoned = new_game(client, "online-11", ["Ann", "Bob"])
+    abandoned = actions.new_game("online-11", ["Ann", "Bob"])
     assert client.post(f"/games/{abandoned}/abandon").status_code == 302
 
     add_member(app, "Other", "other")
     other = strict_client(app, "other")
-    other_game = new_game(other, "shanghai-10", ["Zed", "Yan"], first_dealer="Zed")
+    other_game = GameActions(other).new_game("shanghai-10", ["Zed", "Yan"], first_dealer="Zed")
     _, other_invite = _invite(app, other)
     house_rules, other_rules = write_rules(client, GRAN), write_rules(other, {**GRAN, "name": "Zed's rules"})
 
@@ -472,7 +461,7 @@ def build_world() -> World:
     world = World(
         app=app, family_id=family_id, client=client, anon=strict_client(app, None), play=play, ids=ids, fresh=fresh,
         fresh_ids=fresh_ids, abandoned=abandoned, other_game=other_game,
-        other_ids=player_ids(app, other_game), invite_token=token, own_invite=own_invite,
+        other_ids=actions.player_ids(other_game), invite_token=token, own_invite=own_invite,
         spent_invite=spent_invite, other_invite=other_invite, links=links,
         house_rules=house_rules, other_rules=other_rules,
     )
@@ -690,7 +679,7 @@ def test_seating_names_are_refused_or_stored_exactly():
             assert page.status_code == 302 and re.fullmatch(r"/games/\d+", page.headers["Location"]), names
             game_id = int(page.headers["Location"].rsplit("/", 1)[1])
             # A name already saved (in any case) seats that player; a new one is stored as typed.
-            assert list(player_ids(w.app, game_id)) == [saved.get(n.casefold(), n) for n in names]
+            assert list(GameActions(app=w.app).player_ids(game_id)) == [saved.get(n.casefold(), n) for n in names]
             assert stored_text_problems(w.app) == []
             consume(w.client, page)
         elif nul_in(*names):
@@ -847,7 +836,7 @@ def test_random_legal_hands_are_stored_with_the_rules_points():
 
     def game_for(key: str, n: int) -> int:
         if (key, n) not in games:
-            games[key, n] = new_game(client, key, [f"P{i}" for i in range(1, n + 1)])
+            games[key, n] = GameActions(client).new_game(key, [f"P{i}" for i in range(1, n + 1)])
         return games[key, n]
 
     @st.composite
@@ -858,7 +847,7 @@ def test_random_legal_hands_are_stored_with_the_rules_points():
         return table_of(app, client, game_id, 1)
 
     def check(game_id, t, hands, page):
-        names = {pid: name for name, pid in player_ids(app, game_id).items()}
+        names = {pid: name for name, pid in GameActions(app=app).player_ids(game_id).items()}
         assert review_lines(page) == {names[p]: (pts, pts) for p, pts in hands.points.items()}
 
     def stored(game_id):
@@ -1960,7 +1949,7 @@ def check_saved_rules(w: World, rules_id: int, play: bool) -> None:
         card = w.client.get(f"/house-rules/{rules_id}/card.pdf")
         assert card.status_code == 200 and card.mimetype == "application/pdf"
         names = [f"Fz{i}" for i in range(variant.min_players)]
-        game_id = new_game(w.client, f"house-{rules_id}", names)
+        game_id = GameActions(w.client).new_game(f"house-{rules_id}", names)
         for url in [*game_pages(w.app, game_id), f"/games/{game_id}/rules", f"/games/{game_id}/rules.pdf"]:
             assert w.client.get(url).status_code == 200, url
 
@@ -2169,8 +2158,9 @@ def test_a_number_of_more_than_4300_digits_is_not_a_500(entry):
     a path: a 500. Fixed in 7cac5dc."""
     app = make_app()
     client = strict_client(app)
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+    actions = GameActions(client, app)
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     seats = [("variant", "family-7"), ("seat", "n:Di"), ("seat", "n:Eve"), ("seat", "n:Flo")]
 
     @pinned()
@@ -2207,8 +2197,9 @@ def test_ids_beyond_32_bits_on_postgresql(entry):
     and the query failed with 'integer out of range': a 500. Fixed in 7cac5dc."""
     app = make_app()
     client = strict_client(app)
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+    actions = GameActions(client, app)
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
 
     @pinned()
     @example(number=INT4_MAX + 1)
@@ -2244,8 +2235,9 @@ def test_imported_rules_of_the_wrong_type_never_break_a_page():
     Fixed in 7cac5dc."""
     app = make_app()
     client = strict_client(app)
-    game_id = new_game(client, "shanghai-rum", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    record(client, player_ids(app, game_id), game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+    actions = GameActions(client, app)
+    game_id = actions.new_game("shanghai-rum", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    actions.record(actions.player_ids(game_id), game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
     export = _exported(client)
     texts = sorted((p for p, v in _paths(export["games"][0]["rules"]) if p and isinstance(v, (str, type(None)))), key=repr)
     uids_here = itertools.count(1)
@@ -2301,7 +2293,7 @@ def test_import_never_stores_more_than_a_column_holds(place):
     Fixed in 7cac5dc."""
     app = make_app()
     client = strict_client(app)
-    new_game(client, "shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
+    GameActions(client).new_game("shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
     export = _exported(client)
     emptied = itertools.count(1)
 
@@ -2476,7 +2468,7 @@ def test_joker_limits_of_the_wrong_shape_are_refused_not_a_500(value, where):
     app = make_app()
     client = strict_client(app)
     rules_id = write_rules(client, GRAN)
-    new_game(client, "shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
+    GameActions(client).new_game("shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
     if where == "rules file":
         document = json.loads(client.get(f"/house-rules/{rules_id}/rules.json").get_data(as_text=True))
         document["variant"] |= {"name": "Other rules", "joker_limits": value}
