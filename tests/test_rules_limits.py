@@ -21,8 +21,8 @@ from scorekeeper.rules import limits
 from scorekeeper.rules.house import variant_problems, wild_suit_cards
 from scorekeeper.transfer import checks
 from tests.databases import db_snapshot
+from tests.fuzz_strategies import fuzz
 from tests.pages import element_text, text_of
-from tests.test_fuzz import fuzz
 from tests.test_house_rules import editor
 from tests.test_printing import pdf_text
 
