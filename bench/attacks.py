@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scorekeeper import families  # noqa: E402
 from scorekeeper.demo import seed_demo  # noqa: E402
 from tests import attack_files as attacks  # noqa: E402
-from tests import helpers  # noqa: E402
-from tests.helpers import input_value  # noqa: E402
+from tests import databases  # noqa: E402
+from tests.pages import input_value  # noqa: E402
 from tests.test_attacks import Uploader  # noqa: E402
 from tests.test_concurrency import Server, at_once  # noqa: E402
 
@@ -50,9 +50,9 @@ def timed(server: Server, call) -> tuple[object, float, attacks.Cost]:
 
 def run(postgres: str | None = None, book_games: int = 150, games: int = 4000) -> list[dict]:
     """Every row of the table: what was sent, its size, seconds, memory, CPU and whether it kept the budget."""
-    helpers.POSTGRES_URL = postgres
+    databases.POSTGRES_URL = postgres
     folder = Path(tempfile.mkdtemp(prefix="bench-attacks-"))
-    app = helpers.make_app(folder, keep=True)
+    app = databases.make_app(folder, keep=True)
     server = Server(app.config["SQLALCHEMY_DATABASE_URI"], folder / "instance").start()
     rows = []
     try:
@@ -71,7 +71,7 @@ def run(postgres: str | None = None, book_games: int = 150, games: int = 4000) -
         rows += _yearbooks(app, server, phone, book_games)
     finally:
         server.stop()
-        helpers.drop_app(app)
+        databases.drop_app(app)
     return rows
 
 

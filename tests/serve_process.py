@@ -12,7 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
-from tests.helpers import fresh_database
+from tests.databases import fresh_database
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,20 +19,8 @@ from sqlalchemy import delete, update
 from scorekeeper.accounts import service as account_service
 from scorekeeper.extensions import db
 from scorekeeper.models import Family, Invite, Member, SignInFailure, utcnow
-from tests.helpers import (
-    TEST_PASSWORD,
-    TEST_USERNAME,
-    add_member,
-    db_snapshot,
-    element_text,
-    input_value,
-    inputs,
-    make_app,
-    new_game,
-    set_cookie,
-    strict_client,
-    text_of,
-)
+from tests.databases import TEST_PASSWORD, TEST_USERNAME, db_snapshot, make_app, strict_client
+from tests.pages import element_text, input_value, inputs, set_cookie, text_of
 
 ADDRESS = "10.0.0.7"
 OTHER_ADDRESS = "10.0.0.8"
@@ -129,9 +117,9 @@ def test_after_the_first_family_welcome_is_no_longer_offered(new_instance):
     assert signed_out(stranger)
 
 
-def test_first_member_takes_over_a_family_kept_from_before_accounts(app, client):
+def test_first_member_takes_over_a_family_kept_from_before_accounts(app, actions):
     """Games recorded before anyone signed up stay with the family made on the welcome page."""
-    game_id = new_game(client, "family-7", ["Annabel", "Bertram", "Cyril"])
+    game_id = actions.new_game("family-7", ["Annabel", "Bertram", "Cyril"])
     with app.app_context():
         db.session.execute(delete(Member))
         db.session.commit()
@@ -338,8 +326,8 @@ def fail_sign_ins(client, username: str, times: int, address=ADDRESS) -> None:
         assert sign_in_error(response) == (200, account_service.NO_MATCH)
 
 
-def test_five_wrong_passwords_lock_the_account_like_an_unknown_username(app):
-    add_member(app, "Our family", "ann")
+def test_five_wrong_passwords_lock_the_account_like_an_unknown_username(app, actions):
+    actions.add_member("Our family", "ann")
     client = strict_client(app, None)
     fail_sign_ins(client, TEST_USERNAME, 5)
     locked = sign_in(client, TEST_USERNAME, TEST_PASSWORD)  # even the right password
@@ -372,8 +360,8 @@ def test_a_successful_sign_in_clears_the_account_failures(app):
     assert sign_in(client).status_code == 302
 
 
-def test_thirty_failures_from_one_address_lock_that_address_only(app):
-    add_member(app, "Our family", "ann")
+def test_thirty_failures_from_one_address_lock_that_address_only(app, actions):
+    actions.add_member("Our family", "ann")
     client = strict_client(app, None)
     for n in range(10):  # three tries each: no single account reaches its limit
         fail_sign_ins(client, f"guess{n}", 3)
@@ -445,8 +433,8 @@ def assert_link_refused(app, path: str) -> None:
     assert signed_out(phone)
 
 
-def test_invite_link_is_shown_once_and_lets_one_person_join_the_family(app, client):
-    game_id = new_game(client, "family-7", ["Annabel", "Bertram", "Cyril"])
+def test_invite_link_is_shown_once_and_lets_one_person_join_the_family(app, client, actions):
+    game_id = actions.new_game("family-7", ["Annabel", "Bertram", "Cyril"])
     path = make_invite(client)
     assert re.fullmatch(r"/join/[\w-]{20,}", path)
     again = client.get("/family")
@@ -508,10 +496,10 @@ def test_cancelled_invite_is_refused(app, client):
     assert client.post(cancel[0]).status_code == 404  # nothing left to cancel
 
 
-def test_invites_of_one_family_never_add_anyone_to_another(app, client):
-    add_member(app, "Other family", "zed")
+def test_invites_of_one_family_never_add_anyone_to_another(app, client, actions):
+    actions.add_member("Other family", "zed")
     other = strict_client(app, "zed")
-    other_game = new_game(other, "family-7", ["Xavier", "Yolanda", "Zachary"])
+    other_game = actions.on(other).new_game("family-7", ["Xavier", "Yolanda", "Zachary"])
     path = make_invite(client)
     cancel = re.findall(r'action="(/family/invites/\d+/cancel)"', client.get("/family").get_data(as_text=True))[0]
 
@@ -556,8 +544,8 @@ def test_closed_signup_is_not_found(tmp_path):
     assert "New family" not in text_of(client.get("/login"))
 
 
-def test_open_signup_makes_a_separate_family(app, client):
-    game_id = new_game(client, "family-7", ["Annabel", "Bertram", "Cyril"])
+def test_open_signup_makes_a_separate_family(app, client, actions):
+    game_id = actions.new_game("family-7", ["Annabel", "Bertram", "Cyril"])
     newcomer = strict_client(app, None)
     assert "New family" in text_of(newcomer.get("/login"))
     response = newcomer.post("/signup", data=new_family_data("Second family", "zed"))

@@ -8,18 +8,19 @@ import pytest
 
 from scorekeeper.extensions import db
 from scorekeeper.models import RoundChange, Submission
-from tests.helpers import buys_of, new_game, player_ids, record, stored_points
+
+pass
 
 NAMES = ["Ann", "Bob", "Cy"]
 
 
 @pytest.fixture
-def table(client, app):
+def table(client, actions):
     """A shanghai-10 game of Ann, Bob and Cy (Ann deals first) and a way to send it actions."""
 
     class Table:
-        game_id = new_game(client, "shanghai-10", NAMES, first_dealer="Ann")
-        ids = player_ids(app, game_id)
+        game_id = actions.new_game("shanghai-10", NAMES, first_dealer="Ann")
+        ids = actions.player_ids(game_id)
         sent = 0
 
         def send(self, kind: str, number: int, base: int, action_id: str | None = None, **fields):
@@ -58,22 +59,22 @@ def test_the_plan_holds_every_round_with_its_deal_dealer_and_limits(client, tabl
     assert plan["state"]["rounds"][0]["version"] == 0 and not plan["state"]["rounds"][0]["recorded"]
 
 
-def test_a_buy_sent_three_times_counts_once_and_says_so_each_time(app, table):
+def test_a_buy_sent_three_times_counts_once_and_says_so_each_time(table, actions):
     answers = [table.send("buy", 1, 0, "buy-bob-once", player=table.ids["Bob"]) for _ in range(3)]
     assert [status for status, _ in answers] == [200, 200, 200]
     assert {a["outcome"]["after"] for _, a in answers} == {1}
-    assert buys_of(app, table.game_id, 1)["Bob"] == 1
+    assert actions.buys_of(table.game_id, 1)["Bob"] == 1
     assert "buy-bob-once" in answers[-1][1]["state"]["applied"]
 
 
-def test_a_hand_after_this_phones_own_offline_buy_is_not_another_phones_change(app, table):
+def test_a_hand_after_this_phones_own_offline_buy_is_not_another_phones_change(table, actions):
     # Offline: a buy for Bob (made on version 0), then the hand, made on the version after that buy.
     _, bought = table.send("buy", 1, 0, player=table.ids["Bob"])
     assert bought["outcome"] == {"round": 1, "after": 1, "base_ok": True}
     status, answer = table.send("hand", 1, bought["outcome"]["after"],
                                 hands=table.hand("Ann", {"Bob": {"K": 2, "5": 1}, "Cy": {"JK": 1}}, buys={"Bob": 1}))
     assert status == 200, answer
-    assert stored_points(app, table.game_id)[1] == {"Ann": 0, "Bob": 25, "Cy": 15}
+    assert actions.stored_points(table.game_id)[1] == {"Ann": 0, "Bob": 25, "Cy": 15}
     assert answer["state"]["rounds"][0]["recorded"]
 
 
@@ -83,27 +84,27 @@ def test_another_phones_buy_in_between_is_reported_as_not_this_phones_base(table
     assert mine["outcome"]["base_ok"] is False
 
 
-def test_a_hand_for_a_round_another_phone_scored_answers_with_both_versions(app, client, table):
-    record(client, table.ids, table.game_id, 1, "Bob", {"Ann": "K", "Cy": "5"})  # the other phone
+def test_a_hand_for_a_round_another_phone_scored_answers_with_both_versions(table, actions):
+    actions.record(table.ids, table.game_id, 1, "Bob", {"Ann": "K", "Cy": "5"})  # the other phone
     status, answer = table.send("hand", 1, 0, hands=table.hand("Ann", {"Bob": {"Q": 1}, "Cy": {"3": 1}}))
     assert status == 409
     assert answer["status"] == "conflict" and answer["reason"] == "Round 1 was scored on another phone meanwhile."
     theirs = answer["state"]["rounds"][0]
     assert [r["points"] for r in theirs["results"]] == [10, 0, 5]
     assert answer["by"] == "tester"
-    assert stored_points(app, table.game_id)[1] == {"Ann": 10, "Bob": 0, "Cy": 5}  # nothing of mine written
+    assert actions.stored_points(table.game_id)[1] == {"Ann": 10, "Bob": 0, "Cy": 5}  # nothing of mine written
     # The family chose this phone's version: sent again on the version that is stored now.
     status, _ = table.send("hand", 1, theirs["version"],
                            hands=table.hand("Ann", {"Bob": {"Q": 1}, "Cy": {"3": 1}}))
     assert status == 200
-    assert stored_points(app, table.game_id)[1] == {"Ann": 0, "Bob": 10, "Cy": 5}
+    assert actions.stored_points(table.game_id)[1] == {"Ann": 0, "Bob": 10, "Cy": 5}
 
 
-def test_a_hand_the_rules_refuse_is_refused_with_the_rules_words_and_nothing_is_written(app, table):
+def test_a_hand_the_rules_refuse_is_refused_with_the_rules_words_and_nothing_is_written(app, table, actions):
     status, answer = table.send("hand", 1, 0, hands=table.hand("Ann", {"Bob": {"K": 20}, "Cy": {"5": 1}}))
     assert status == 422 and answer["status"] == "refused"
     assert answer["reason"] == "Round 1 was not saved: K: 20 entered, but the decks in play hold only 8"
-    assert 1 not in stored_points(app, table.game_id)
+    assert 1 not in actions.stored_points(table.game_id)
     with app.app_context():
         assert db.session.execute(db.select(Submission)).scalars().all() == []
 
@@ -115,7 +116,7 @@ def test_a_buy_past_the_limit_is_refused_with_the_limit(table):
     assert (status, answer["reason"]) == (422, "Cy has used all 3 buys this round.")
 
 
-def test_undo_then_score_again_then_edit_each_apply_once_in_order(app, table):
+def test_undo_then_score_again_then_edit_each_apply_once_in_order(app, table, actions):
     hand1 = table.hand("Ann", {"Bob": {"K": 1}, "Cy": {"5": 1}})
     _, a = table.send("hand", 1, 0, hands=hand1)
     _, b = table.send("hand", 2, 0, hands=table.hand("Bob", {"Ann": {"A": 1}, "Cy": {"2": 1}}))
@@ -124,7 +125,7 @@ def test_undo_then_score_again_then_edit_each_apply_once_in_order(app, table):
     status, e = table.send("hand", 1, a["outcome"]["after"],
                            hands=table.hand("Ann", {"Bob": {"K": 2}, "Cy": {"5": 1}}))
     assert status == 200, e
-    assert stored_points(app, table.game_id) == {1: {"Ann": 0, "Bob": 20, "Cy": 5}, 2: {"Ann": 5, "Bob": 5, "Cy": 0}}
+    assert actions.stored_points(table.game_id) == {1: {"Ann": 0, "Bob": 20, "Cy": 5}, 2: {"Ann": 5, "Bob": 5, "Cy": 0}}
     with app.app_context():
         changes = db.session.execute(db.select(RoundChange.number, RoundChange.action).order_by(RoundChange.id)).all()
     assert changes == [(1, "recorded"), (2, "recorded"), (2, "undone"), (2, "recorded"), (1, "edited")]

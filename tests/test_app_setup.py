@@ -6,7 +6,7 @@ import stat
 import sqlalchemy as sa
 
 from scorekeeper import create_app
-from tests.helpers import text_of as page_text
+from tests.pages import text_of as page_text
 
 
 def _plain_app(monkeypatch, instance, **env):

@@ -22,7 +22,7 @@ from scorekeeper.games import service
 from scorekeeper.house_rules.service import family_variants, import_house_rules
 from scorekeeper.models import Game
 from tests import attack_files as attacks
-from tests.helpers import input_value
+from tests.pages import input_value
 from tests.test_concurrency import Phone, Reply, Server, at_once
 from tests.test_rules_limits import LARGEST_CARRY
 
@@ -66,14 +66,14 @@ class Uploader(Phone):
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """(app, server, phone): gunicorn on the module's database, a signed-in phone."""
-    from tests.helpers import make_app
+    from tests.databases import make_app
     folder = tmp_path_factory.mktemp("attacks")
     app = make_app(folder, keep=True)
     server = Server(app.config["SQLALCHEMY_DATABASE_URI"], folder / "instance").start()
     phone = Uploader(server.port).sign_in()
     yield app, server, phone
     server.stop()
-    from tests.helpers import drop_app
+    from tests.databases import drop_app
     drop_app(app)
 
 

@@ -26,19 +26,10 @@ from scorekeeper import upgrade
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
 from scorekeeper.web import page_cache
-from tests import helpers
-from tests.helpers import (
-    POSTGRES_URL,
-    db_snapshot,
-    drop_app,
-    make_app,
-    new_game,
-    player_ids,
-    record,
-    stored_points,
-    strict_client,
-    text_of,
-)
+from tests import databases
+from tests.actions import GameActions
+from tests.databases import POSTGRES_URL, db_snapshot, drop_app, make_app, strict_client
+from tests.pages import text_of
 
 pytestmark = pytest.mark.slow
 
@@ -60,13 +51,14 @@ def database_path(app) -> Path:
 
 def play(client, app, hands=(2, 3)) -> int:
     """A family-7 game with these hands scored (and a buy before each); its id."""
-    game = new_game(client, "family-7", ["Ann", "Bob", "Cy", "Di"], first_dealer="Bob", skip_first_hand=True)
-    ids = player_ids(app, game)
+    actions = GameActions(client, app)
+    game = actions.new_game("family-7", ["Ann", "Bob", "Cy", "Di"], first_dealer="Bob", skip_first_hand=True)
+    ids = actions.player_ids(game)
     for number in hands:
         went_out, cards, _ = HANDS[number]
         buyer = next(name for name in ids if name != went_out)
         assert client.post(f"/games/{game}/rounds/{number}/buy", data={"player": ids[buyer]}).status_code == 302
-        record(client, ids, game, number, went_out, cards)
+        actions.record(ids, game, number, went_out, cards)
     return game
 
 
@@ -122,7 +114,7 @@ def integrity(path: Path) -> list[tuple]:
 
 
 @sqlite_only
-def test_backup_copies_the_whole_database(app, client, tmp_path):
+def test_backup_copies_the_whole_database(app, client, tmp_path, actions):
     game = play(client, app)
     out = tmp_path / "backups" / "scorekeeper-backup.sqlite"
     out.parent.mkdir()
@@ -140,7 +132,7 @@ def test_backup_copies_the_whole_database(app, client, tmp_path):
     assert sorted(p.name for p in out.parent.iterdir()) == [out.name]
 
     # A second backup to the same name replaces the first with what is there now.
-    record(client, player_ids(app, game), game, 4, *HANDS[4][:2])
+    actions.record(actions.player_ids(game), game, 4, *HANDS[4][:2])
     result = backup(app, out)
     assert result.exit_code == 0, result.output
     assert sqlite_tables(out) == sqlite_tables(database_path(app)) != copied
@@ -166,18 +158,19 @@ class Writer(threading.Thread):
         self.error: BaseException | None = None
 
     def run(self):
+        actions = GameActions(self.client, self.app)
         try:
             for g in itertools.count():
                 names = [f"{name} {g}" for name in self.NAMES]
-                game = new_game(self.client, "family-7", names, first_dealer=names[0])
-                ids = player_ids(self.app, game)
+                game = actions.new_game("family-7", names, first_dealer=names[0])
+                ids = actions.player_ids(game)
                 for i, number in enumerate(range(1, 8)):
                     if self.stop.is_set():
                         return
                     went_out, buyer = names[i % 3], names[(i + 1) % 3]
                     buy = self.client.post(f"/games/{game}/rounds/{number}/buy", data={"player": ids[buyer]})
                     assert buy.status_code == 302, text_of(buy)
-                    record(self.client, ids, game, number, went_out, {n: "K" for n in names if n != went_out})
+                    actions.record(ids, game, number, went_out, {n: "K" for n in names if n != went_out})
                     with self.changed:
                         self.saved += 1
                         self.changed.notify_all()
@@ -294,8 +287,9 @@ def test_restore_brings_back_what_the_backup_held(tmp_path):
     assert backup(app, out).exit_code == 0
     before_backup = db_snapshot(app)
 
-    record(client, player_ids(app, game), game, 4, *HANDS[4][:2])  # after the backup
-    assert sorted(stored_points(app, game)) == [2, 3, 4]
+    actions = GameActions(client, app)
+    actions.record(actions.player_ids(game), game, 4, *HANDS[4][:2])  # after the backup
+    assert sorted(actions.stored_points(game)) == [2, 3, 4]
     database = database_path(app)
 
     # 1. Stop the app (every connection closed).
@@ -308,15 +302,16 @@ def test_restore_brings_back_what_the_backup_held(tmp_path):
     restored = make_app(database_url=f"sqlite:///{database}")
 
     assert db_snapshot(restored) == before_backup
-    assert stored_points(restored, game) == expected_points((2, 3))
     client = strict_client(restored)  # the member is in the backup: the same sign-in works
+    actions = GameActions(client, restored)
+    assert actions.stored_points(game) == expected_points((2, 3))
     page = client.get(f"/games/{game}/standings")
     assert page.status_code == 200, text_of(page)
     assert standings_totals(page) == totals((2, 3))
     assert "Leading after 2 of 6: Ann (10)" in text_of(page)
     # Play goes on from the restored hand.
-    record(client, player_ids(restored, game), game, 4, *HANDS[4][:2])
-    assert stored_points(restored, game) == expected_points((2, 3, 4))
+    actions.record(actions.player_ids(game), game, 4, *HANDS[4][:2])
+    assert actions.stored_points(game) == expected_points((2, 3, 4))
     assert standings_totals(client.get(f"/games/{game}/standings")) == totals((2, 3, 4))
 
 
@@ -330,7 +325,8 @@ def test_a_phone_is_not_shown_pages_from_before_the_restore(tmp_path, monkeypatc
     out = tmp_path / "nightly.sqlite"
     assert backup(app, out).exit_code == 0
 
-    record(phone, player_ids(app, game), game, 4, *HANDS[4][:2])  # after the backup: lost in the restore
+    actions = GameActions(phone, app)
+    actions.record(actions.player_ids(game), game, 4, *HANDS[4][:2])  # after the backup: lost in the restore
     phone.get(f"/games/{game}")  # shows the "saved" message; later pages are cacheable
     seen = phone.get(f"/games/{game}/standings")
     assert standings_totals(seen) == totals((2, 3, 4)) and seen.headers.get("ETag")
@@ -350,7 +346,8 @@ def test_a_phone_is_not_shown_pages_from_before_the_restore(tmp_path, monkeypatc
 
     # Hand 4 entered again, this time correctly: Di held an ace (15), not a ten (10).
     went_out, cards, _ = HANDS[4]
-    record(phone, player_ids(restored, game), game, 4, went_out, {**cards, "Di": "A"})
+    actions = GameActions(phone, restored)
+    actions.record(actions.player_ids(game), game, 4, went_out, {**cards, "Di": "A"})
     expected = [t + (5 if name == "Di" else 0) for name, t in zip(("Ann", "Bob", "Cy", "Di"), totals((2, 3, 4)))]
     phone.get(f"/games/{game}")
     assert standings_totals(phone.get(f"/games/{game}/standings")) == expected
@@ -428,7 +425,7 @@ def libpq_url(url: str) -> str:
 @pytest.fixture
 def new_database():
     """The URL of a new, empty PostgreSQL database, dropped after the test."""
-    with helpers.empty_postgres_database("scorekeeper_restore") as url:
+    with databases.empty_postgres_database("scorekeeper_restore") as url:
         yield url
 
 
@@ -442,7 +439,7 @@ def run_tool(*args) -> None:
 @pytest.mark.skipif(not (postgres_tool("pg_dump") and postgres_tool("pg_restore")),
                     reason="pg_dump and pg_restore are not installed")
 @pytest.mark.parametrize("target", ["same-database", "new-database"])
-def test_pg_dump_and_pg_restore_keep_the_games(app, client, tmp_path, request, target):
+def test_pg_dump_and_pg_restore_keep_the_games(app, client, tmp_path, request, target, actions):
     """The PostgreSQL procedure of docs/hosting.md: ``pg_dump --format=custom`` while serving; later, with the
     app stopped, ``pg_restore --clean --if-exists --no-owner`` over the same database (or into a
     new empty one); the app then shows what the dump held, and play goes on."""
@@ -453,8 +450,8 @@ def test_pg_dump_and_pg_restore_keep_the_games(app, client, tmp_path, request, t
     at_dump = db_snapshot(app)
 
     # Changes after the dump, which the restore takes away.
-    record(client, player_ids(app, game), game, 5, "Di", {"Ann": "K", "Bob": "5", "Cy": 30})
-    later = new_game(client, "family-7", ["Fay", "Gus", "Hal"], first_dealer="Fay")
+    actions.record(actions.player_ids(game), game, 5, "Di", {"Ann": "K", "Bob": "5", "Cy": 30})
+    later = actions.new_game("family-7", ["Fay", "Gus", "Hal"], first_dealer="Fay")
     assert db_snapshot(app) != at_dump
 
     with app.app_context():  # stop the app: every connection closed
@@ -476,7 +473,8 @@ def test_pg_dump_and_pg_restore_keep_the_games(app, client, tmp_path, request, t
     assert standings_totals(page) == totals((2, 3, 4))
     assert "Leading after 3 of 6: Ann (25)" in text_of(page)
     # Play goes on, and the sequences came back too: new rows get fresh ids.
-    record(client, player_ids(restored, game), game, 5, "Di", {"Ann": "K", "Bob": "5", "Cy": 30})
-    assert stored_points(restored, game)[5] == {"Ann": 10, "Bob": 5, "Cy": 30, "Di": 0}
-    another = new_game(client, "family-7", ["Fay", "Gus", "Hal"], first_dealer="Fay")
-    assert stored_points(restored, another) == {}
+    again = GameActions(client, restored)
+    again.record(again.player_ids(game), game, 5, "Di", {"Ann": "K", "Bob": "5", "Cy": 30})
+    assert again.stored_points(game)[5] == {"Ann": 10, "Bob": 5, "Cy": 30, "Di": 0}
+    another = again.new_game("family-7", ["Fay", "Gus", "Hal"], first_dealer="Fay")
+    assert again.stored_points(another) == {}

@@ -10,31 +10,14 @@ import pytest
 
 from scorekeeper.extensions import db
 from scorekeeper.models import GameRound, Result
-from tests.helpers import (
-    db_snapshot,
-    element_text,
-    input_value,
-    input_values,
-    inputs,
-    make_app,
-    new_game,
-    player_ids,
-    record,
-    round_data,
-    score_url,
-    stored_points,
-    strict_client,
-    text_of,
-    texts_by_class,
-    version_of,
-)
+from tests.databases import db_snapshot, make_app, strict_client
+from tests.pages import element_text, input_value, input_values, inputs, round_data, score_url, text_of, texts_by_class
 
 
 @pytest.fixture
-def game(client, app):
-    """shanghai-10, Ann Bob Cy (2 decks + 1 joker), round 1 being played; ``(game id, ids)``."""
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    return game_id, player_ids(app, game_id)
+def game_variant():
+    """The ``game`` fixture plays shanghai-10: Ann, Bob and Cy at 2 decks and 1 joker."""
+    return "shanghai-10"
 
 
 def post_round(client, game_id, number, data):
@@ -166,9 +149,9 @@ def test_non_numeric_total_or_buys(client, app, game, name):
     ("shanghai-10", 17, 3, "11 dealt + 3 buys × 2 = 17"),
     ("online-11", 17, 3, "11 dealt + 3 buys × 2 = 17"),
 ])
-def test_a_hand_larger_than_dealt_plus_every_buy(client, app, variant, most, limit, sum_text):
-    game_id = new_game(client, variant, ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_a_hand_larger_than_dealt_plus_every_buy(client, app, variant, most, limit, sum_text, actions):
+    game_id = actions.new_game(variant, ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     before = db_snapshot(app)
     page = post_round(client, game_id, 1, round_data(ids, "Ann", {"Bob": hand_cards(most + 1), "Cy": "5"}, 0))
     assert_form_refused(page)
@@ -184,10 +167,10 @@ def test_a_hand_larger_than_dealt_plus_every_buy(client, app, variant, most, lim
     assert db_snapshot(app) == before
 
 
-def test_a_hand_larger_than_dealt_plus_the_players_own_buys(client, app):
+def test_a_hand_larger_than_dealt_plus_the_players_own_buys(client, app, actions):
     """family-7 round 1: 11 dealt, a buy brings 2 cards. With one buy Bob can hold 13, not 14."""
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     before = db_snapshot(app)
     page = post_round(client, game_id, 1, round_data(ids, "Ann", {"Bob": hand_cards(14), "Cy": hand_cards(12)}, 0,
                                                      buys={"Bob": 1}))
@@ -204,11 +187,11 @@ def test_a_hand_larger_than_dealt_plus_the_players_own_buys(client, app):
     assert db_snapshot(app) == before
 
 
-def test_online_11_rounds_10_and_11_allow_19_cards_not_20(client, app):
-    game_id = new_game(client, "online-11", ["Ann", "Bob"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_online_11_rounds_10_and_11_allow_19_cards_not_20(client, app, actions):
+    game_id = actions.new_game("online-11", ["Ann", "Bob"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     for number in range(1, 10):
-        record(client, ids, game_id, number, "Ann", {"Bob": "K"})
+        actions.record(ids, game_id, number, "Ann", {"Bob": "K"})
     before = db_snapshot(app)
     page = post_round(client, game_id, 10, round_data(ids, "Ann", {"Bob": hand_cards(20)}, 0))
     assert_form_refused(page, 10)
@@ -261,9 +244,9 @@ def test_more_jokers_than_in_play_for_one_player_and_across_players(client, app,
     # family-7 with 3 players: 2 decks, eight kings.
     ("family-7", 3, {"Bob": "K K K K K", "Cy": "K K K K"}, "K: 9 entered across all players, but the decks in play hold only 8"),
 ])
-def test_more_copies_of_a_card_than_the_decks_hold(client, app, variant, players, hands, problem):
-    game_id = new_game(client, variant, ["Ann", "Bob", "Cy"][:players], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_more_copies_of_a_card_than_the_decks_hold(client, app, variant, players, hands, problem, actions):
+    game_id = actions.new_game(variant, ["Ann", "Bob", "Cy"][:players], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     before = db_snapshot(app)
     page = post_round(client, game_id, 1, round_data(ids, "Ann", hands, 0))
     assert_form_refused(page)
@@ -291,11 +274,11 @@ def test_unknown_bonus_is_refused(client, app, game):
     assert db_snapshot(app) == before
 
 
-def test_stale_edit_is_refused_and_the_stored_result_is_shown(client, app, game):
+def test_stale_edit_is_refused_and_the_stored_result_is_shown(client, app, game, actions):
     game_id, ids = game
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})  # Bob 10, Cy 5
-    phone_a = version_of(client, game_id, 1)
-    phone_b = version_of(client, game_id, 1)
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})  # Bob 10, Cy 5
+    phone_a = actions.version_of(game_id, 1)
+    phone_b = actions.version_of(game_id, 1)
     assert phone_a == phone_b == 1
     # Phone B corrects the round first: Cy went out, Ann "A" = 15, Bob "K" = 10.
     client.post(score_url(game_id, 1), data=round_data(ids, "Cy", {"Ann": "A", "Bob": "K"}, phone_b))
@@ -308,7 +291,7 @@ def test_stale_edit_is_refused_and_the_stored_result_is_shown(client, app, game)
     assert "Round 1 was saved from another tap or phone in the meantime; this is the result that is stored." in text
     assert "Total 15 10 0" in text  # the standings show what phone B stored
     assert db_snapshot(app) == after_b
-    assert stored_points(app, game_id) == {1: {"Ann": 15, "Bob": 10, "Cy": 0}}
+    assert actions.stored_points(game_id) == {1: {"Ann": 15, "Bob": 10, "Cy": 0}}
 
 
 @pytest.mark.parametrize("version", ["7", "abc", ""])
@@ -354,10 +337,10 @@ def test_buy_or_laid_down_in_a_round_that_is_not_being_played(client, app, game,
     assert messages, "the refusal should be explained on the round screen"
 
 
-def test_buy_for_a_player_who_is_not_in_the_game(client, app, game):
+def test_buy_for_a_player_who_is_not_in_the_game(client, app, game, actions):
     game_id, ids = game
-    other_game = new_game(client, "online-11", ["Di", "Eve"], first_dealer="Di")
-    stranger = player_ids(app, other_game)["Di"]
+    other_game = actions.new_game("online-11", ["Di", "Eve"], first_dealer="Di")
+    stranger = actions.player_ids(other_game)["Di"]
     before = db_snapshot(app)
     page = client.post(f"/games/{game_id}/rounds/1/buy", data={"player": stranger}, follow_redirects=True)
     assert page.status_code == 200
@@ -414,9 +397,9 @@ def test_duplicate_names(client, app, empty):
     assert db_snapshot(app) == empty
 
 
-def test_a_new_name_that_repeats_a_chosen_saved_player(client, app):
-    new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, 1)
+def test_a_new_name_that_repeats_a_chosen_saved_player(client, app, actions):
+    actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(1)
     before = db_snapshot(app)
     page = client.post("/games/new", data={"variant": "family-7", "player": [ids["Ann"], ids["Bob"]],
                                            "new_players": "Cy, ANN"})
@@ -532,12 +515,12 @@ def csrf_app(app):
                                       "p{cy}-total": "5", "action": "save"}),
     ("/games/{game}/undo", {}),
 ], ids=["new", "seating", "buy", "down", "score", "undo"])
-def test_post_without_csrf_token_gets_a_friendly_400_and_writes_nothing(client, app, game, csrf_app, url, data):
+def test_post_without_csrf_token_gets_a_friendly_400_and_writes_nothing(app, game, csrf_app, url, data, actions):
     game_id, ids = game
     names = {"game": game_id, "ann": ids["Ann"], "bob": ids["Bob"], "cy": ids["Cy"]}
     data = fill(data, names)
     if "undo" in url:  # something to undo
-        record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+        actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
     before = db_snapshot(app)
 
     page = strict_client(csrf_app).post(fill(url, names), data=data)
@@ -615,9 +598,9 @@ def test_no_request_ends_in_a_server_error(client, app, game, method, url, data)
         assert "Back to your games" in text_of(page)  # the friendly error page, not a bare one
 
 
-def test_a_buy_on_another_phone_while_cards_are_entered_is_not_overwritten(client, app, game):
+def test_a_buy_on_another_phone_while_cards_are_entered_is_not_overwritten(client, app, game, actions):
     game_id, ids = game
-    opened = version_of(client, game_id, 1)  # phone A opens card entry: nobody has bought
+    opened = actions.version_of(game_id, 1)  # phone A opens card entry: nobody has bought
     client.post(f"/games/{game_id}/rounds/1/buy", data={"player": ids["Cy"]})  # phone B: Cy buys
     before = db_snapshot(app)
 
@@ -632,7 +615,7 @@ def test_a_buy_on_another_phone_while_cards_are_entered_is_not_overwritten(clien
               if i.get("name") and i.get("type") not in ("radio", "checkbox", "submit")}
     resent.update(went_out=str(ids["Ann"]), action="save")
     client.post(score_url(game_id, 1), data=resent)
-    assert stored_points(app, game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 10}}
+    assert actions.stored_points(game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 10}}
     with app.app_context():
         buys = db.session.execute(
             db.select(Result.buys).join(Result.round).where(Result.player_id == ids["Cy"], GameRound.number == 1)
@@ -640,11 +623,11 @@ def test_a_buy_on_another_phone_while_cards_are_entered_is_not_overwritten(clien
     assert buys == 1
 
 
-def test_two_phones_taking_back_the_same_hand_take_it_back_once(client, app, game):
+def test_two_phones_taking_back_the_same_hand_take_it_back_once(client, game, actions):
     game_id, ids = game
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
-    record(client, ids, game_id, 2, "Bob", {"Ann": "K", "Cy": "5"})
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+    actions.record(ids, game_id, 2, "Bob", {"Ann": "K", "Cy": "5"})
     for _ in range(2):  # both phones saw round 2 as the last one
         page = client.post(f"/games/{game_id}/undo", data={"number": "2"}, follow_redirects=True)
     assert "Round 2 was already taken back." in text_of(page)
-    assert sorted(stored_points(app, game_id)) == [1]
+    assert sorted(actions.stored_points(game_id)) == [1]

@@ -22,7 +22,9 @@ from scorekeeper.models import FINISHED, Family, Game
 from scorekeeper.printing import booklet, documents, render_queue
 from scorekeeper.printing import views as printing_views
 from tests import test_rules_limits as limits_tests
-from tests.helpers import TEST_USERNAME, add_member, make_app, new_game, sign_in_session, strict_client, text_of
+from tests.actions import GameActions
+from tests.databases import TEST_USERNAME, make_app, sign_in_session, strict_client
+from tests.pages import text_of
 
 FRONT_PAGES = 5  # cover, contents, table, charts, records
 PAGE_SIZES = {"letter": (792, 612), "a4": (841.89, 595.28)}  # points, landscape
@@ -32,13 +34,14 @@ SEASON_PAGE_LINK = re.compile(r'href="(/seasons/2026/booklet\.pdf)"')
 def seed_seasons(app, client) -> list[tuple[int, date]]:
     """Three finished games in 2025, six in 2026 and an unfinished one in May 2026: the finished
     2026 games (id, day), oldest first."""
+    actions = GameActions(client)
     with app.app_context():
         family = db.session.execute(db.select(Family).where(Family.name == "Our family")).scalar_one()
         seed_demo(family, 3, seed=1, end=datetime(2025, 12, 28))
         seed_demo(family, 3, seed=2, end=datetime(2026, 3, 31))
         seed_demo(family, 3, seed=3, end=datetime(2026, 6, 30))
         family_id = family.id
-    unfinished = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    unfinished = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
     with app.app_context():
         db.session.execute(update(Game).where(Game.id == unfinished).values(started_at=datetime(2026, 5, 15, 12)))
         commit_for(family_id)
@@ -119,9 +122,9 @@ def test_the_yearbook_has_a_cover_and_contents_pointing_at_the_right_pages_then_
         assert f"Our family · {day}" in pages[int(page) - 1]
 
 
-def test_the_yearbook_holds_the_seasons_finished_games_of_this_family_only(app, client):
+def test_the_yearbook_holds_the_seasons_finished_games_of_this_family_only(app, client, actions):
     games = seed_seasons(app, client)
-    family_id, _ = add_member(app, "Other family", "other")
+    family_id, _ = actions.add_member("Other family", "other")
     with app.app_context():
         seed_demo(db.session.get(Family, family_id), 4, seed=9, end=datetime(2026, 8, 1))
     html = booklet_html(app)
@@ -156,8 +159,7 @@ def fake_renderer(monkeypatch) -> list[str]:
     return asked
 
 
-def test_the_download_needs_sign_in_answers_304_to_its_etag_and_404_to_a_season_it_cannot_print(
-        app, client, monkeypatch):
+def test_the_download_needs_sign_in_answers_304_to_its_etag_and_404_to_a_season_it_cannot_print(app, client, monkeypatch, actions):
     rendered = fake_renderer(monkeypatch)
     seed_seasons(app, client)
     url = SEASON_PAGE_LINK.search(client.get("/seasons/2026").get_data(as_text=True)).group(1)
@@ -176,7 +178,7 @@ def test_the_download_needs_sign_in_answers_304_to_its_etag_and_404_to_a_season_
 
     letter = client.get(url + "?paper=letter")
     assert letter.headers["ETag"] != etag
-    new_game(client, "family-7", ["Di", "Ed", "Flo"], first_dealer="Ed")  # any change: a new yearbook
+    actions.new_game("family-7", ["Di", "Ed", "Flo"], first_dealer="Ed")  # any change: a new yearbook
     assert client.get(url + "?paper=a4", headers={"If-None-Match": etag}).status_code == 200
 
     for bad in ("20x6", "2026-02-30..2026-03-01", "2026-06-01..2026-05-01", "1999"):

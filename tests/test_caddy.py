@@ -27,7 +27,8 @@ import pytest
 
 from scorekeeper.extensions import db
 from scorekeeper.models import SignInFailure
-from tests.helpers import TEST_PASSWORD, TEST_USERNAME, add_member, drop_app, input_value, make_app
+from tests.databases import TEST_PASSWORD, TEST_USERNAME, add_member, drop_app, make_app
+from tests.pages import input_value
 from tests.serve_process import free_port
 from tests.test_concurrency import Phone, Reply
 

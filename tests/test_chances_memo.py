@@ -15,7 +15,7 @@ from scorekeeper.games.service import load_game
 from scorekeeper.models import FINISHED, Family, Game, GameRound
 from scorekeeper.rules import chances as simulation
 from scorekeeper.web import access
-from tests.helpers import new_game, player_ids, record
+from tests.actions import GameActions
 from tests.test_chances_pages import family_7_hands, game_with_hands, win_row
 
 
@@ -75,7 +75,8 @@ def latest_family_7(app, skip: int = 0) -> int:
 
 def buy_and_take_back(client, app, game_id: int) -> None:
     """A buy and its undo: the family's version moves on twice, the position stays."""
-    bob = player_ids(app, game_id)["Bob"]
+    actions = GameActions(app=app)
+    bob = actions.player_ids(game_id)["Bob"]
     with app.app_context():
         number = db.session.execute(
             db.select(func.min(GameRound.number)).where(GameRound.game_id == game_id, GameRound.recorded_at.is_(None))
@@ -95,13 +96,13 @@ def test_the_same_position_drawn_again_is_not_simulated_again(seeded, client, si
     assert len(simulations) == 2  # from_scratch's own
 
 
-def test_a_hand_recorded_simulates_again_from_the_hands_already_read(seeded, client, simulations, monkeypatch):
+def test_a_hand_recorded_simulates_again_from_the_hands_already_read(seeded, client, simulations, monkeypatch, actions):
     game_id = game_with_hands(client, seeded)
     before = drawn(seeded, game_id)
     reads = []
     real = service._hands_in
     monkeypatch.setattr(service, "_hands_in", lambda games: reads.append(games) or real(games))
-    record(client, player_ids(seeded, game_id), game_id, 4, "Bob", {"Ann": "K", "Cy": "5"})
+    actions.record(actions.player_ids(game_id), game_id, 4, "Bob", {"Ann": "K", "Cy": "5"})
     after = drawn(seeded, game_id)
     assert len(simulations) == 2 and after != before and reads == []
     assert after == from_scratch(seeded, game_id)
@@ -120,21 +121,23 @@ def test_a_kept_position_reads_nothing_but_the_family(seeded, client):
 
 def edit_a_hand(client, app, game_id: int) -> None:
     """The game's first hand corrected: the first seat went out, everyone else held 95."""
+    actions = GameActions(client, app)
     with app.app_context():
         number = db.session.execute(
             db.select(func.min(GameRound.number)).where(GameRound.game_id == game_id)
         ).scalar_one()
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     first, *others = ids
-    record(client, ids, game_id, number, first, {name: 95 for name in others})
+    actions.record(ids, game_id, number, first, {name: 95 for name in others})
 
 
 def finish_another(client, app, _game_id: int) -> None:
     """Another family-7 game played to the end: it joins the latest."""
-    game_id = new_game(client, "family-7", ["Xena", "Yuri", "Zoe"], first_dealer="Xena", skip_first_hand=True)
-    ids = player_ids(app, game_id)
+    actions = GameActions(client, app)
+    game_id = actions.new_game("family-7", ["Xena", "Yuri", "Zoe"], first_dealer="Xena", skip_first_hand=True)
+    ids = actions.player_ids(game_id)
     for number in range(2, 8):
-        record(client, ids, game_id, number, "Xena", {"Yuri": "K", "Zoe": "5"})
+        actions.record(ids, game_id, number, "Xena", {"Yuri": "K", "Zoe": "5"})
 
 
 CHANGES = {

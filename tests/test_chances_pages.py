@@ -13,7 +13,9 @@ from scorekeeper.extensions import db
 from scorekeeper.games import chances as service
 from scorekeeper.models import FINISHED, Game, GameRound, Result
 from scorekeeper.web import access
-from tests.helpers import new_game, player_ids, record, strict_client, text_of, texts_by_class
+from tests.actions import GameActions
+from tests.databases import strict_client
+from tests.pages import text_of, texts_by_class
 from tests.test_sharing import share
 
 FAMILY_7_ROUNDS = [(2, "Ann", {"Bob": "K", "Cy": "JK JK"}), (3, "Cy", {"Ann": "5", "Bob": "A"})]
@@ -21,10 +23,11 @@ FAMILY_7_ROUNDS = [(2, "Ann", {"Bob": "K", "Cy": "JK JK"}), (3, "Cy", {"Ann": "5
 
 def game_with_hands(client, app, rounds=FAMILY_7_ROUNDS) -> int:
     """A family-7 game (hand 1 skipped) with ``rounds`` scored."""
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
-    ids = player_ids(app, game_id)
+    actions = GameActions(client, app)
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
+    ids = actions.player_ids(game_id)
     for number, out, hands in rounds:
-        record(client, ids, game_id, number, out, hands)
+        actions.record(ids, game_id, number, out, hands)
     return game_id
 
 
@@ -46,11 +49,11 @@ def family_7_hands(app, latest: int | None = None) -> int:
         ).scalar_one()
 
 
-def test_standings_of_a_game_in_progress_show_each_player_s_chance_and_what_it_comes_from(client, app):
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
+def test_standings_of_a_game_in_progress_show_each_player_s_chance_and_what_it_comes_from(client, app, actions):
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
     assert win_row(client.get(f"/games/{game_id}/standings").text) == []  # nothing scored: no chances yet
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 2, "Ann", {"Bob": "K", "Cy": "JK JK"})  # Ann 0, Bob 10, Cy 40
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 2, "Ann", {"Bob": "K", "Cy": "JK JK"})  # Ann 0, Bob 10, Cy 40
     html = client.get(f"/games/{game_id}/standings").text
     ann, bob, cy = (int(label.rstrip("%").lstrip("<>")) for label in win_row(html))
     assert ann > bob > cy and 95 <= ann + bob + cy <= 105

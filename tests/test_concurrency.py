@@ -30,15 +30,9 @@ from scorekeeper import families, rules
 from scorekeeper.extensions import db
 from scorekeeper.games import service
 from scorekeeper.models import Game, GameRound, PlayerGame, Result, RoundChange
-from tests.helpers import (
-    POSTGRES_URL,
-    TEST_PASSWORD,
-    TEST_USERNAME,
-    input_value,
-    make_app,
-    stored_points,
-    text_of,
-)
+from tests.actions import GameActions
+from tests.databases import POSTGRES_URL, TEST_PASSWORD, TEST_USERNAME, make_app
+from tests.pages import input_value, text_of
 
 pytestmark = pytest.mark.slow
 
@@ -249,6 +243,7 @@ def test_two_phones_recording_the_same_round_at_the_same_moment_store_it_once(se
     app, server = served
     game_id, ids = start_game(app)
     phones = [Phone(server.port).sign_in(), Phone(server.port).sign_in()]
+    actions = GameActions(app=app)
     for number in range(1, 7):
         versions = [opened_version(phone, game_id, number) for phone in phones]
         replies = at_once(*(
@@ -264,9 +259,9 @@ def test_two_phones_recording_the_same_round_at_the_same_moment_store_it_once(se
         # The other phone is told, and shown what is stored: the winner's hand.
         page = phones[loser].follow(replies[loser]).text
         assert f"Round {number} was saved from another tap or phone in the meantime" in page
-        assert stored_points(app, game_id)[number] == POINTS["AB"[winner]]
+        assert actions.stored_points(game_id)[number] == POINTS["AB"[winner]]
         assert changes_of(app, game_id, number) == ["recorded"]
-    expected_totals = [sum(stored_points(app, game_id)[n][name] for n in range(1, 7)) for name in NAMES]
+    expected_totals = [sum(actions.stored_points(game_id)[n][name] for n in range(1, 7)) for name in NAMES]
     assert f"Total {' '.join(map(str, expected_totals))}" in page
 
 
@@ -287,7 +282,7 @@ def test_two_phones_correcting_a_round_at_once_the_second_save_is_refused(served
         updated = [i for i, page in enumerate(pages) if "Round 1 updated." in page]
         refused = [i for i, page in enumerate(pages) if "Round 1 was saved from another tap or phone" in page]
         assert len(updated) == 1 and len(refused) == 1, f"attempt {attempt}: {pages}"
-        assert stored_points(app, game_id)[1] == POINTS["AB"[updated[0]]]
+        assert GameActions(app=app).stored_points(game_id)[1] == POINTS["AB"[updated[0]]]
         assert changes_of(app, game_id, 1) == ["recorded"] + ["edited"] * (attempt + 1)
 
 
@@ -433,7 +428,7 @@ def test_the_same_submission_arriving_on_both_workers_at_once_counts_once(served
     # Both are told it is saved: it is one submission, however often it arrives.
     assert [r.location for r in replies] == [f"/games/{game_id}"] * 2
     assert changes_of(app, game_id, 1) == ["recorded"]
-    assert stored_points(app, game_id)[1] == POINTS["A"]
+    assert GameActions(app=app).stored_points(game_id)[1] == POINTS["A"]
 
 
 def test_scoreboard_polls_get_304_from_every_worker_until_a_change_on_any(served):

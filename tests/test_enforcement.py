@@ -15,24 +15,17 @@ from scorekeeper.families import RuleError, sole_family
 from scorekeeper.games.hands import record_round
 from scorekeeper.games.service import load_game, round_of
 from scorekeeper.models import GameRound, Player, PlayerGame, Submission
-from tests.helpers import (
-    db_snapshot,
-    new_game,
-    opened_form,
-    player_ids,
-    round_data,
-    score_url,
-    stored_points,
-    strict_client,
-    text_of,
-)
+from tests.actions import GameActions
+from tests.databases import db_snapshot, strict_client
+from tests.pages import round_data, score_url, text_of
 
 NAMES = ["Ann", "Bob", "Cy"]
 
 
 def family_7_game(client) -> int:
     """A family-7 game for Ann, Bob and Cy (2 decks + 4 jokers; 11 dealt, 4 buys of 2 cards)."""
-    return new_game(client, "family-7", NAMES, first_dealer="Ann")
+    actions = GameActions(client)
+    return actions.new_game("family-7", NAMES, first_dealer="Ann")
 
 
 def call_record_round(app, game_id: int, number: int, hands: list[rules.Hand]):
@@ -118,9 +111,9 @@ REFUSED = {
 
 
 @pytest.mark.parametrize("case", list(REFUSED))
-def test_record_round_refuses_an_impossible_hand_and_writes_nothing(app, client, case):
+def test_record_round_refuses_an_impossible_hand_and_writes_nothing(app, client, case, actions):
     game_id = family_7_game(client)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     by_name, problem = REFUSED[case]
     before = db_snapshot(app)
 
@@ -132,9 +125,9 @@ def test_record_round_refuses_an_impossible_hand_and_writes_nothing(app, client,
     assert not is_recorded(app, game_id, 1)
 
 
-def test_record_round_refuses_a_hand_given_twice_for_one_player(app, client):
+def test_record_round_refuses_a_hand_given_twice_for_one_player(app, client, actions):
     game_id = family_7_game(client)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     hands = hands_of(ids, Ann=H(went_out=True), Bob=H(counts={"K": 1}))
     hands.append(rules.Hand(player_id=ids["Bob"], counts={"5": 1}))
     before = db_snapshot(app)
@@ -144,23 +137,23 @@ def test_record_round_refuses_a_hand_given_twice_for_one_player(app, client):
     assert not is_recorded(app, game_id, 1)
 
 
-def test_record_round_stores_a_valid_hand_with_the_rules_points_and_moves_the_totals(app, client):
+def test_record_round_stores_a_valid_hand_with_the_rules_points_and_moves_the_totals(app, client, actions):
     game_id = family_7_game(client)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     variant = rules.get_variant("family-7")
 
     first = hands_of(ids, Ann=H(went_out=True), Bob=H(buys=1, counts={"K": 2, "A": 1}),
                      Cy=H(counts={"JK": 1, "5": 1}))
     call_record_round(app, game_id, 1, first)
     # K + K + A = 10 + 10 + 15; Joker + 5 = 20 + 5 (family-7)
-    assert stored_points(app, game_id) == {1: {"Ann": 0, "Bob": 35, "Cy": 25}}
+    assert actions.stored_points(game_id) == {1: {"Ann": 0, "Bob": 35, "Cy": 25}}
     assert [rules.hand_score(variant, hand, 1)[0] for hand in first] == [0, 35, 25]
     assert is_recorded(app, game_id, 1)
     assert totals(app, game_id) == {"Ann": 0, "Bob": 35, "Cy": 25}
 
     second = hands_of(ids, Ann=H(hand_total=40), Bob=H(went_out=True), Cy=H(counts={"Q": 1}))
     call_record_round(app, game_id, 2, second)
-    assert stored_points(app, game_id)[2] == {"Ann": 40, "Bob": 0, "Cy": 10}
+    assert actions.stored_points(game_id)[2] == {"Ann": 40, "Bob": 0, "Cy": 10}
     assert totals(app, game_id) == {"Ann": 40, "Bob": 35, "Cy": 35}
 
     with app.app_context():
@@ -169,26 +162,26 @@ def test_record_round_stores_a_valid_hand_with_the_rules_points_and_moves_the_to
         assert (bob.buys, bob.cards, bob.points) == (1, "K K A", 35)
 
 
-def test_record_round_stores_shanghai_10s_blind_bonus(app, client):
-    game_id = new_game(client, "shanghai-10", NAMES, first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_record_round_stores_shanghai_10s_blind_bonus(app, actions):
+    game_id = actions.new_game("shanghai-10", NAMES, first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     hands = hands_of(ids, Ann=H(went_out=True, bonus_code="blind-no-joker"), Bob=H(counts={"10": 1, "JK": 1, "A": 1}),
                      Cy=H(bonus_code="blind", counts={"K": 1}))
     call_record_round(app, game_id, 1, hands)
     # Bob: 5 + 15 + 15 (the spec's worked example); Cy did not go out, so "blind" earns nothing.
-    assert stored_points(app, game_id) == {1: {"Ann": -50, "Bob": 35, "Cy": 10}}
+    assert actions.stored_points(game_id) == {1: {"Ann": -50, "Bob": 35, "Cy": 10}}
     assert totals(app, game_id) == {"Ann": -50, "Bob": 35, "Cy": 10}
 
 
-def test_after_a_refusal_the_same_round_can_still_be_recorded(app, client):
+def test_after_a_refusal_the_same_round_can_still_be_recorded(app, client, actions):
     game_id = family_7_game(client)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     with pytest.raises(RuleError):
         call_record_round(app, game_id, 1, hands_of(ids, Ann=H(went_out=True), Bob=H(buys=5, counts={"K": 1}),
                                                     Cy=H(counts={"5": 1})))
     call_record_round(app, game_id, 1, hands_of(ids, Ann=H(went_out=True), Bob=H(buys=4, counts={"K": 1}),
                                                 Cy=H(counts={"5": 1})))
-    assert stored_points(app, game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 5}}
+    assert actions.stored_points(game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 5}}
 
 
 # =============================================================================================
@@ -198,23 +191,25 @@ def test_after_a_refusal_the_same_round_can_still_be_recorded(app, client):
 
 def kept_hand_with_too_many_buys(client, ids, game_id: int, submission: str) -> dict[str, str]:
     """The card entry as a phone kept it: Bob with 5 buys where family-7 allows 4."""
-    version, kept = opened_form(client, game_id, 1)
+    actions = GameActions(client)
+    version, kept = actions.opened_form(game_id, 1)
     data = {**kept, **round_data(ids, "Ann", {"Bob": "K", "Cy": "5"}, version, buys={"Bob": 5})}
     data["submission"] = submission
     return data
 
 
 def assert_refused_without_a_write(app, response, game_id: int) -> None:
+    actions = GameActions(app=app)
     assert response.status_code == 200, text_of(response)
     assert "Between 0 and 4 buys." in text_of(response)
     assert "Round 1 saved" not in text_of(response)
     assert not is_recorded(app, game_id, 1)
-    assert stored_points(app, game_id) == {}
+    assert actions.stored_points(game_id) == {}
 
 
-def test_a_kept_hand_with_buys_over_the_limit_is_refused_even_with_a_submission_id(app, client):
+def test_a_kept_hand_with_buys_over_the_limit_is_refused_even_with_a_submission_id(app, client, actions):
     game_id = family_7_game(client)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     data = kept_hand_with_too_many_buys(client, ids, game_id, "kept-hand-3f2a9c0e5b7d4e1f")
     before = db_snapshot(app)
 
@@ -231,15 +226,15 @@ def test_a_kept_hand_with_buys_over_the_limit_is_refused_even_with_a_submission_
         assert db.session.execute(db.select(Submission)).first() is None
 
 
-def test_a_kept_hand_refused_once_can_be_saved_when_corrected(app, client):
+def test_a_kept_hand_refused_once_can_be_saved_when_corrected(app, client, actions):
     game_id = family_7_game(client)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     data = kept_hand_with_too_many_buys(client, ids, game_id, "kept-hand-0000aaaa")
     assert_refused_without_a_write(app, client.post(score_url(game_id, 1), data=data), game_id)
     fixed = {**data, f"p{ids['Bob']}-buys": "4"}
     saved = client.post(score_url(game_id, 1), data=fixed, follow_redirects=True)
     assert "Round 1 saved" in text_of(saved)
-    assert stored_points(app, game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 5}}
+    assert actions.stored_points(game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 5}}
 
 
 def keeper_link(client, game_id: int) -> str:
@@ -250,9 +245,9 @@ def keeper_link(client, game_id: int) -> str:
     return path
 
 
-def test_a_score_keepers_over_limit_hand_is_refused_the_same_way(app, client):
+def test_a_score_keepers_over_limit_hand_is_refused_the_same_way(app, client, actions):
     game_id = family_7_game(client)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     keep = keeper_link(client, game_id)
     phone = strict_client(app, None)
     assert phone.get(keep).headers["Location"] == f"/games/{game_id}"

@@ -21,21 +21,9 @@ from scorekeeper.games import forms
 from scorekeeper.models import Family
 from scorekeeper.web import page_cache
 from scorekeeper.web.fields import IntegerField
-from tests.helpers import (
-    add_member,
-    buys_of,
-    input_value,
-    inputs,
-    make_app,
-    new_game,
-    opened_form,
-    player_ids,
-    round_data,
-    score_url,
-    stored_points,
-    strict_client,
-    text_of,
-)
+from tests.actions import GameActions
+from tests.databases import add_member, make_app, strict_client
+from tests.pages import input_value, inputs, round_data, score_url, text_of
 from tests.test_sharing import share
 
 
@@ -82,9 +70,10 @@ def table(tmp_path) -> Table:
     add_member(app, "Our family", "bob")
     ann, bob = strict_client(app), strict_client(app, "bob")
     app.config["WTF_CSRF_ENABLED"] = False  # the game is set up quickly; every check runs with it on
-    game = new_game(ann, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    actions = GameActions(ann, app)
+    game = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
     app.config["WTF_CSRF_ENABLED"] = True
-    return Table(app, ann, bob, game, player_ids(app, game))
+    return Table(app, ann, bob, game, actions.player_ids(game))
 
 
 # -- two phones of one family ------------------------------------------------------------------
@@ -105,10 +94,11 @@ def test_a_second_phone_gets_the_page_undrawn_with_forms_signed_for_itself(table
 
     assert table.buy(table.ann, ann_page, "Bob").status_code == 302
     assert table.buy(table.bob, bob_page, "Cy").status_code == 302
-    assert buys_of(table.app, table.game, 1) == {"Ann": 0, "Bob": 1, "Cy": 1}
+    actions = GameActions(app=table.app)
+    assert actions.buys_of(table.game, 1) == {"Ann": 0, "Bob": 1, "Cy": 1}
     # A token is only good for the session it was drawn for.
     assert table.buy(table.bob, ann_page, "Ann").status_code == 400
-    assert buys_of(table.app, table.game, 1)["Ann"] == 0
+    assert actions.buys_of(table.game, 1)["Ann"] == 0
 
 
 def test_a_change_redraws_the_page_once_with_the_new_state_for_both_phones(table):
@@ -125,7 +115,7 @@ def test_a_change_redraws_the_page_once_with_the_new_state_for_both_phones(table
     # The redrawn page's forms work from both phones.
     assert table.buy(table.ann, ann_page, "Cy").status_code == 302
     assert table.buy(table.bob, table.bob.get(url), "Ann").status_code == 302
-    assert buys_of(table.app, table.game, 1) == {"Ann": 1, "Bob": 1, "Cy": 1}
+    assert GameActions(app=table.app).buys_of(table.game, 1) == {"Ann": 1, "Bob": 1, "Cy": 1}
 
 
 def test_each_phone_revalidates_with_its_own_tag(table):
@@ -184,14 +174,14 @@ def test_a_score_keepers_link_and_a_member_never_get_each_others_page(table, mem
     # The keeper's page is its own, forms signed for it: its buy counts.
     page = keeper.get(f"/games/{table.game}")
     assert table.buy(keeper, page, "Cy").status_code == 302
-    assert buys_of(table.app, table.game, 1)["Cy"] == 1
+    assert GameActions(app=table.app).buys_of(table.game, 1)["Cy"] == 1
 
 
 def test_two_families_never_share_a_page(table):
     add_member(table.app, "Other family", "stranger")
     stranger = strict_client(table.app, "stranger")
     table.app.config["WTF_CSRF_ENABLED"] = False
-    new_game(stranger, "shanghai-10", ["Di", "Ed", "Flo"], first_dealer="Di")
+    GameActions(stranger).new_game("shanghai-10", ["Di", "Ed", "Flo"], first_dealer="Di")
     table.app.config["WTF_CSRF_ENABLED"] = True
     with table.app.app_context():  # the same number of changes: only the family tells them apart
         versions = db.session.execute(db.select(Family.version).order_by(Family.id)).scalars().all()
@@ -218,7 +208,8 @@ def test_the_card_entry_is_drawn_once_and_saves_from_the_second_phone(table):
     assert names == ["games/card_entry.html"]
     assert tokens(ann_page) != tokens(bob_page) and len(tokens(bob_page)) == 1
 
-    version, kept = opened_form(table.bob, table.game, 1)
+    actions = GameActions(table.bob, table.app)
+    version, kept = actions.opened_form(table.game, 1)
     # A typo: the form comes back with it, drawn for this post alone.
     hand = round_data(table.ids, "Ann", {"Bob": {"k_K": "abc"}, "Cy": "K 5"}, version, action="review")
     with drawn(table.app) as again:
@@ -229,7 +220,7 @@ def test_the_card_entry_is_drawn_once_and_saves_from_the_second_phone(table):
     data = round_data(table.ids, "Ann", {"Bob": "K K", "Cy": 20}, version)
     saved = table.bob.post(url, data={**kept, **data, "csrf_token": input_value(bob_page, "csrf_token")})
     assert saved.status_code == 302
-    assert stored_points(table.app, table.game)[1] == {"Ann": 0, "Bob": 20, "Cy": 20}
+    assert actions.stored_points(table.game)[1] == {"Ann": 0, "Bob": 20, "Cy": 20}
     # Ann's open form is now out of date: her next look shows the saved hand.
     assert input_value(table.ann.get(url), f"p{table.ids['Cy']}-total") == "20"
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import attack_files as attacks
-from tests.helpers import db_snapshot, make_app, strict_client
+from tests.databases import db_snapshot, make_app, strict_client
 from tests.test_sheet_import import GAME_1, HEADER, xlsx
 
 pytestmark = pytest.mark.slow
@@ -38,7 +38,7 @@ JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats
 def world(tmp_path_factory):
     app = make_app(tmp_path_factory.mktemp("fuzz-imports"), keep=True)
     yield app, strict_client(app)
-    from tests.helpers import drop_app
+    from tests.databases import drop_app
     drop_app(app)
 
 

@@ -16,26 +16,9 @@ import pytest
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Game
-from tests.helpers import (
-    buys_of,
-    db_snapshot,
-    dealers,
-    element_text,
-    game_status,
-    input_value,
-    input_values,
-    new_game,
-    opened_form,
-    player_ids,
-    record,
-    review_lines,
-    review_then_save,
-    round_data,
-    score_url,
-    stored_points,
-    text_of,
-    version_of,
-)
+from tests.actions import GameActions
+from tests.databases import db_snapshot
+from tests.pages import element_text, input_value, input_values, review_lines, round_data, score_url, text_of
 
 
 def play_rounds(client, app, game_id: int, rounds, dealt_by: list[tuple[int, str]]):
@@ -44,19 +27,20 @@ def play_rounds(client, app, game_id: int, rounds, dealt_by: list[tuple[int, str
     ``rounds`` holds ``(number, went out, hands, expected points[, bonus])``; ``dealt_by`` the
     dealer of each round, which the round screen must name before the cards are entered.
     """
-    ids = player_ids(app, game_id)
+    actions = GameActions(client, app)
+    ids = actions.player_ids(game_id)
     expected_dealer = dict(dealt_by)
     saved = None
     for number, went_out, hands, expected, *bonus in rounds:
         screen = text_of(client.get(f"/games/{game_id}"))
         assert f"Round {number} of" in screen
         assert f"Dealer {expected_dealer[number]}" in screen
-        version, kept = opened_form(client, game_id, number)
+        version, kept = actions.opened_form(game_id, number)
         data = {**kept, **round_data(ids, went_out, hands, version, bonus=bonus[0] if bonus else None,
                                      laid_down=[went_out])}
-        review, saved = review_then_save(client, game_id, number, data)
+        review, saved = actions.review_then_save(game_id, number, data)
         assert {name: pts for name, (pts, _) in review_lines(review).items()} == expected, f"review of round {number}"
-        assert stored_points(app, game_id)[number] == expected, f"stored points of round {number}"
+        assert actions.stored_points(game_id)[number] == expected, f"stored points of round {number}"
     return saved
 
 
@@ -102,9 +86,9 @@ FAMILY_7_ROUNDS = [
 # Ann 0+10+30+5+0+20 = 65 · Bob 25+0+15+10+10+0 = 60 · Cy 50+40+0+35+20+5 = 150 · Di 10+45+20+0+5+25 = 105
 
 
-def test_family_7_skipping_hand_1_plays_rounds_2_to_7_and_lowest_total_wins(client, app):
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy", "Di"], first_dealer="Cy",
-                       skip_first_hand=True)
+def test_family_7_skipping_hand_1_plays_rounds_2_to_7_and_lowest_total_wins(client, app, actions):
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy", "Di"], first_dealer="Cy",
+                               skip_first_hand=True)
     first = text_of(client.get(f"/games/{game_id}"))
     assert "Round 2 of 7 (hand 1 skipped)" in first
     assert "Dealer Cy · Di plays first" in first
@@ -112,7 +96,7 @@ def test_family_7_skipping_hand_1_plays_rounds_2_to_7_and_lowest_total_wins(clie
 
     # Seats clockwise Ann, Bob, Cy, Di; Cy deals the first hand played, then the deal moves left.
     expected_dealers = [(2, "Cy"), (3, "Di"), (4, "Ann"), (5, "Bob"), (6, "Cy"), (7, "Di")]
-    assert dealers(app, game_id) == expected_dealers
+    assert actions.dealers(game_id) == expected_dealers
     assert client.get(score_url(game_id, 1)).status_code == 404  # there is no hand 1 in this game
 
     last = play_rounds(client, app, game_id, FAMILY_7_ROUNDS, expected_dealers)
@@ -121,8 +105,8 @@ def test_family_7_skipping_hand_1_plays_rounds_2_to_7_and_lowest_total_wins(clie
     assert "Total 65 60 150 105" in text
     assert "Bob wins" in text
     assert "with 60 points, the lowest total after 6 rounds" in text
-    assert game_status(app, game_id) == "finished"
-    assert sorted(stored_points(app, game_id)) == [2, 3, 4, 5, 6, 7]
+    assert actions.game_status(game_id) == "finished"
+    assert sorted(actions.stored_points(game_id)) == [2, 3, 4, 5, 6, 7]
     # A finished game has no round screen any more: it shows the result.
     assert client.get(f"/games/{game_id}").headers["Location"] == f"/games/{game_id}/standings"
 
@@ -164,12 +148,12 @@ SHANGHAI_RUM_ROUNDS = [
 # Cy 30+0+30+10+20+0+15+5+0+10 = 120  -> Ann and Cy share the win
 
 
-def test_shanghai_rum_black_twos_and_a_shared_win(client, app):
-    game_id = new_game(client, "shanghai-rum", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+def test_shanghai_rum_black_twos_and_a_shared_win(client, app, actions):
+    game_id = actions.new_game("shanghai-rum", ["Ann", "Bob", "Cy"], first_dealer="Ann")
     assert "2 buys of 3 cards" in text_of(client.get(f"/games/{game_id}"))
     expected_dealers = [(1, "Ann"), (2, "Bob"), (3, "Cy"), (4, "Ann"), (5, "Bob"),
                         (6, "Cy"), (7, "Ann"), (8, "Bob"), (9, "Cy"), (10, "Ann")]
-    assert dealers(app, game_id) == expected_dealers
+    assert actions.dealers(game_id) == expected_dealers
 
     last = play_rounds(client, app, game_id, SHANGHAI_RUM_ROUNDS, expected_dealers)
 
@@ -177,7 +161,7 @@ def test_shanghai_rum_black_twos_and_a_shared_win(client, app):
     assert "Total 120 175 120" in text
     assert "Shared win: Ann & Cy" in text
     assert "with 120 points, the lowest total after 10 rounds" in text
-    assert game_status(app, game_id) == "finished"
+    assert actions.game_status(game_id) == "finished"
     home = text_of(client.get("/"))
     assert "Won by Ann & Cy with 120" in home
 
@@ -219,11 +203,11 @@ SHANGHAI_10_ROUNDS = [
 # Cy 10+10−50+10+15+0+30+5+0+5 = 35
 
 
-def test_shanghai_10_blind_bonuses_are_subtracted(client, app):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Bob")
+def test_shanghai_10_blind_bonuses_are_subtracted(client, app, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Bob")
     expected_dealers = [(1, "Bob"), (2, "Cy"), (3, "Ann"), (4, "Bob"), (5, "Cy"),
                         (6, "Ann"), (7, "Bob"), (8, "Cy"), (9, "Ann"), (10, "Bob")]
-    assert dealers(app, game_id) == expected_dealers
+    assert actions.dealers(game_id) == expected_dealers
 
     last = play_rounds(client, app, game_id, SHANGHAI_10_ROUNDS, expected_dealers)
 
@@ -231,7 +215,7 @@ def test_shanghai_10_blind_bonuses_are_subtracted(client, app):
     assert "Total 20 80 35" in text
     assert "Ann wins" in text
     assert "with 20 points" in text
-    assert game_status(app, game_id) == "finished"
+    assert actions.game_status(game_id) == "finished"
 
 
 # online-11: 2–9 face value · 10 J Q K = 10 · A = 20 · Joker = 50 · 2♣ (2C) = 50; other 2s = 2.
@@ -285,11 +269,11 @@ ONLINE_11_ROUNDS = [
 # Cy 10+9+0+10+50+20+0+6+16+3+0 = 124 · Di 7+33+4+0+10+4+20+0+50+10+5 = 143
 
 
-def test_online_11_two_of_clubs_and_thirteen_cards_in_the_last_rounds(client, app):
-    game_id = new_game(client, "online-11", ["Ann", "Bob", "Cy", "Di"], first_dealer="Di")
+def test_online_11_two_of_clubs_and_thirteen_cards_in_the_last_rounds(client, app, actions):
+    game_id = actions.new_game("online-11", ["Ann", "Bob", "Cy", "Di"], first_dealer="Di")
     expected_dealers = [(1, "Di"), (2, "Ann"), (3, "Bob"), (4, "Cy"), (5, "Di"), (6, "Ann"),
                         (7, "Bob"), (8, "Cy"), (9, "Di"), (10, "Ann"), (11, "Bob")]
-    assert dealers(app, game_id) == expected_dealers
+    assert actions.dealers(game_id) == expected_dealers
 
     last = play_rounds(client, app, game_id, ONLINE_11_ROUNDS[:9], expected_dealers)
     assert last.headers["Location"] == f"/games/{game_id}"
@@ -300,7 +284,7 @@ def test_online_11_two_of_clubs_and_thirteen_cards_in_the_last_rounds(client, ap
     assert "Total 118 141 124 143" in text
     assert "Ann wins" in text
     assert "with 118 points, the lowest total after 11 rounds" in text
-    assert game_status(app, game_id) == "finished"
+    assert actions.game_status(game_id) == "finished"
 
 
 # -- 2. buys ------------------------------------------------------------------------------------
@@ -314,24 +298,24 @@ def tap(client, game_id: int, number: int, button: str, player_id: int, **fields
     return response
 
 
-def test_buys_are_counted_taken_back_and_carried_to_the_card_entry(client, app):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_buys_are_counted_taken_back_and_carried_to_the_card_entry(client, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
 
     tap(client, game_id, 1, "buy", ids["Bob"])
     screen = tap(client, game_id, 1, "buy", ids["Bob"])
     assert "2/3" in element_text(screen, f"player-{ids['Bob']}")
     assert "0/3" in element_text(screen, f"player-{ids['Ann']}")
-    assert buys_of(app, game_id, 1) == {"Ann": 0, "Bob": 2, "Cy": 0}
+    assert actions.buys_of(game_id, 1) == {"Ann": 0, "Bob": 2, "Cy": 0}
 
     screen = tap(client, game_id, 1, "unbuy", ids["Bob"])
     assert "1/3" in element_text(screen, f"player-{ids['Bob']}")
-    assert buys_of(app, game_id, 1) == {"Ann": 0, "Bob": 1, "Cy": 0}
+    assert actions.buys_of(game_id, 1) == {"Ann": 0, "Bob": 1, "Cy": 0}
 
     # Taking back a buy nobody made is refused, next to that player.
     screen = tap(client, game_id, 1, "unbuy", ids["Cy"])
     assert "Cy has no buy to take back this round." in element_text(screen, f"player-{ids['Cy']}")
-    assert buys_of(app, game_id, 1) == {"Ann": 0, "Bob": 1, "Cy": 0}
+    assert actions.buys_of(game_id, 1) == {"Ann": 0, "Bob": 1, "Cy": 0}
 
     # The hand-over form starts with the buys counted during the hand.
     entry = client.get(score_url(game_id, 1))
@@ -342,44 +326,44 @@ def test_buys_are_counted_taken_back_and_carried_to_the_card_entry(client, app):
 @pytest.mark.parametrize("variant, limit", [
     ("family-7", 4), ("shanghai-rum", 2), ("shanghai-10", 3), ("online-11", 3),
 ])
-def test_a_buy_beyond_the_rounds_limit_is_refused_with_a_message(client, app, variant, limit):
-    game_id = new_game(client, variant, ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_a_buy_beyond_the_rounds_limit_is_refused_with_a_message(client, variant, limit, actions):
+    game_id = actions.new_game(variant, ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     for _ in range(limit):
         tap(client, game_id, 1, "buy", ids["Ann"])
     screen = tap(client, game_id, 1, "buy", ids["Ann"])
     row = element_text(screen, f"player-{ids['Ann']}")
     assert f"Ann has used all {limit} buys this round." in row
     assert f"{limit}/{limit}" in row
-    assert buys_of(app, game_id, 1)["Ann"] == limit
+    assert actions.buys_of(game_id, 1)["Ann"] == limit
 
 
-def test_shanghai_10_allows_3_buys_in_deals_1_to_8_and_4_in_deals_9_and_10(client, app):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_shanghai_10_allows_3_buys_in_deals_1_to_8_and_4_in_deals_9_and_10(client, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     for _ in range(3):
         tap(client, game_id, 1, "buy", ids["Bob"])
     refused = tap(client, game_id, 1, "buy", ids["Bob"])
     assert "Bob has used all 3 buys this round." in element_text(refused, f"player-{ids['Bob']}")
 
     for number in range(1, 9):
-        record(client, ids, game_id, number, "Ann", {"Bob": "K"})
+        actions.record(ids, game_id, number, "Ann", {"Bob": "K"})
     screen = text_of(client.get(f"/games/{game_id}"))
     assert "Round 9 of 10" in screen
     assert "4 buys of 2 cards" in screen
 
     for _ in range(4):
         tap(client, game_id, 9, "buy", ids["Bob"])
-    assert buys_of(app, game_id, 9)["Bob"] == 4
+    assert actions.buys_of(game_id, 9)["Bob"] == 4
     refused = tap(client, game_id, 9, "buy", ids["Bob"])
     assert "Bob has used all 4 buys this round." in element_text(refused, f"player-{ids['Bob']}")
-    assert buys_of(app, game_id, 9)["Bob"] == 4
-    assert buys_of(app, game_id, 1)["Bob"] == 3  # the recorded round keeps its buys
+    assert actions.buys_of(game_id, 9)["Bob"] == 4
+    assert actions.buys_of(game_id, 1)["Bob"] == 3  # the recorded round keeps its buys
 
 
-def test_family_7_player_who_has_laid_down_may_not_buy(client, app):
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_family_7_player_who_has_laid_down_may_not_buy(client, actions):
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     tap(client, game_id, 1, "buy", ids["Bob"])
     screen = tap(client, game_id, 1, "down", ids["Bob"], laid_down="1")
     assert "Down ✓" in element_text(screen, f"player-{ids['Bob']}")
@@ -393,32 +377,32 @@ def test_family_7_player_who_has_laid_down_may_not_buy(client, app):
     row = element_text(screen, f"player-{ids['Bob']}")
     assert "Bob has laid down and may not buy any more this hand." in row
     assert "1/4" in row
-    assert buys_of(app, game_id, 1)["Bob"] == 1
+    assert actions.buys_of(game_id, 1)["Bob"] == 1
 
     # A mistaken "down" tap is undone and buying works again.
     tap(client, game_id, 1, "down", ids["Bob"], laid_down="0")
     tap(client, game_id, 1, "buy", ids["Bob"])
-    assert buys_of(app, game_id, 1)["Bob"] == 2
+    assert actions.buys_of(game_id, 1)["Bob"] == 2
 
 
-def test_shanghai_10_player_who_has_laid_down_may_still_buy(client, app):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_shanghai_10_player_who_has_laid_down_may_still_buy(client, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     tap(client, game_id, 1, "down", ids["Cy"], laid_down="1")
     screen = tap(client, game_id, 1, "buy", ids["Cy"])
     row = element_text(screen, f"player-{ids['Cy']}")
     assert "may not buy" not in row
     assert "1/3" in row
-    assert buys_of(app, game_id, 1)["Cy"] == 1
+    assert actions.buys_of(game_id, 1)["Cy"] == 1
 
 
-def test_buys_in_a_recorded_round_are_refused_on_the_round_screen(client, app):
-    game_id = new_game(client, "online-11", ["Ann", "Bob"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K"})
+def test_buys_in_a_recorded_round_are_refused_on_the_round_screen(client, actions):
+    game_id = actions.new_game("online-11", ["Ann", "Bob"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K"})
     screen = tap(client, game_id, 1, "buy", ids["Bob"])
     assert "Round 1 is already scored" in element_text(screen, f"player-{ids['Bob']}")
-    assert buys_of(app, game_id, 1)["Bob"] == 0
+    assert actions.buys_of(game_id, 1)["Bob"] == 0
 
 
 # -- 3. edit and undo ---------------------------------------------------------------------------
@@ -436,16 +420,17 @@ SHORT_GAME = [
 
 
 def play_short_game(client, app, upto: int = 7) -> tuple[int, dict[str, int]]:
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
-    ids = player_ids(app, game_id)
+    actions = GameActions(client, app)
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
+    ids = actions.player_ids(game_id)
     for number, went_out, hands in SHORT_GAME:
         if number > upto:
             break
-        record(client, ids, game_id, number, went_out, hands, laid_down=[went_out])
+        actions.record(ids, game_id, number, went_out, hands, laid_down=[went_out])
     return game_id, ids
 
 
-def test_editing_a_round_of_a_finished_game_changes_totals_and_winner(client, app):
+def test_editing_a_round_of_a_finished_game_changes_totals_and_winner(client, app, actions):
     game_id, ids = play_short_game(client, app)
     before = text_of(client.get(f"/games/{game_id}/standings"))
     assert "Total 10 45 95" in before
@@ -464,7 +449,7 @@ def test_editing_a_round_of_a_finished_game_changes_totals_and_winner(client, ap
     data = round_data(ids, "Bob", {"Ann": "JK JK A",  # 20+20+15 = 55
                                    "Cy": "Q Q"},      # 10+10 = 20
                       version, laid_down=["Bob"])
-    review, saved = review_then_save(client, game_id, 3, data)
+    review, saved = actions.review_then_save(game_id, 3, data)
     # Review shows the new hand and the totals after round 3, as the standings show them (not the
     # game's totals after round 7): Ann 0+55 = 55, Bob 10+0 = 10, Cy 20+20 = 40.
     assert review_lines(review) == {"Ann": (55, 55), "Bob": (0, 10), "Cy": (20, 40)}
@@ -474,22 +459,22 @@ def test_editing_a_round_of_a_finished_game_changes_totals_and_winner(client, ap
     assert "Total 65 35 95" in after
     assert "Bob wins" in after
     assert "with 35 points" in after
-    assert stored_points(app, game_id)[3] == {"Ann": 55, "Bob": 0, "Cy": 20}
-    assert game_status(app, game_id) == "finished"
+    assert actions.stored_points(game_id)[3] == {"Ann": 55, "Bob": 0, "Cy": 20}
+    assert actions.game_status(game_id) == "finished"
     assert "Won by Bob with 35" in text_of(client.get("/"))
 
 
-def test_editing_an_earlier_round_mid_game_changes_the_leader(client, app):
+def test_editing_an_earlier_round_mid_game_changes_the_leader(client, app, actions):
     game_id, ids = play_short_game(client, app, upto=3)
     # After rounds 2 and 3: Ann 0, Bob 10+10 = 20, Cy 20+20 = 40.
     standings = text_of(client.get(f"/games/{game_id}/standings"))
     assert "Leading after 2 of 6: Ann (0)" in standings
 
-    version = version_of(client, game_id, 2)
+    version = actions.version_of(game_id, 2)
     data = round_data(ids, "Bob", {"Ann": "A A",  # 15+15 = 30
                                    "Cy": "K K"},  # 10+10 = 20
                       version)
-    review_then_save(client, game_id, 2, data)
+    actions.review_then_save(game_id, 2, data)
     # Ann 30+0 = 30, Bob 0+10 = 10, Cy 20+20 = 40
     standings = text_of(client.get(f"/games/{game_id}/standings"))
     assert "Leading after 2 of 6: Bob (10)" in standings
@@ -501,19 +486,19 @@ def test_editing_an_earlier_round_mid_game_changes_the_leader(client, app):
     assert "10 pts" in element_text(screen, f"player-{ids['Bob']}")
 
 
-def test_undo_last_round_reopens_a_finished_game_and_the_round_is_played_again(client, app):
+def test_undo_last_round_reopens_a_finished_game_and_the_round_is_played_again(client, app, actions):
     game_id, ids = play_short_game(client, app)
-    assert game_status(app, game_id) == "finished"
+    assert actions.game_status(game_id) == "finished"
 
     undone = client.post(f"/games/{game_id}/undo")
     assert undone.headers["Location"] == f"/games/{game_id}"
     screen = text_of(client.get(undone.headers["Location"]))
     assert "Round 7 is back in play" in screen
     assert "Round 7 of 7" in screen
-    assert game_status(app, game_id) == "in_progress"
+    assert actions.game_status(game_id) == "in_progress"
     with app.app_context():
         assert db.session.get(Game, game_id).finished_at is None
-    assert sorted(stored_points(app, game_id)) == [2, 3, 4, 5, 6]
+    assert sorted(actions.stored_points(game_id)) == [2, 3, 4, 5, 6]
     # Totals without round 7: Ann 10, Bob 45−10 = 35, Cy 95−20 = 75
     standings = text_of(client.get(f"/games/{game_id}/standings"))
     assert "Total 10 35 75" in standings
@@ -522,18 +507,18 @@ def test_undo_last_round_reopens_a_finished_game_and_the_round_is_played_again(c
     assert "Round 7 of 7" in home.split("Recently finished")[0]  # hand 1 skipped: rounds 2–7
 
     # Round 7 again, this time Cy went out: Ann "K A" = 10+15 = 25, Bob "JK" = 20.
-    assert version_of(client, game_id, 7) == 2  # saved once, undone once
-    last = record(client, ids, game_id, 7, "Cy", {"Ann": "K A", "Bob": "JK"})
+    assert actions.version_of(game_id, 7) == 2  # saved once, undone once
+    last = actions.record(ids, game_id, 7, "Cy", {"Ann": "K A", "Bob": "JK"})
     assert last.headers["Location"] == f"/games/{game_id}/standings"
     # Ann 10+25 = 35, Bob 35+20 = 55, Cy 75+0 = 75
     standings = text_of(client.get(f"/games/{game_id}/standings"))
     assert "Total 35 55 75" in standings
     assert "Ann wins" in standings
-    assert game_status(app, game_id) == "finished"
+    assert actions.game_status(game_id) == "finished"
 
 
-def test_undo_with_nothing_scored_says_so(client, app):
-    game_id = new_game(client, "online-11", ["Ann", "Bob"], first_dealer="Ann")
+def test_undo_with_nothing_scored_says_so(client, app, actions):
+    game_id = actions.new_game("online-11", ["Ann", "Bob"], first_dealer="Ann")
     before = db_snapshot(app)
     page = client.post(f"/games/{game_id}/undo", follow_redirects=True)
     assert "No round has been scored yet." in text_of(page)
@@ -543,9 +528,9 @@ def test_undo_with_nothing_scored_says_so(client, app):
 # -- 4. review, double submission, home page --------------------------------------------------
 
 
-def test_review_and_change_save_nothing(client, app):
-    game_id = new_game(client, "shanghai-rum", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_review_and_change_save_nothing(client, app, actions):
+    game_id = actions.new_game("shanghai-rum", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     before = db_snapshot(app)
     data = round_data(ids, "Ann", {"Bob": "2B K",  # 50+10 = 60
                                    "Cy": 40}, 0)
@@ -562,10 +547,10 @@ def test_review_and_change_save_nothing(client, app):
     assert "Round 1 of 10" in text_of(client.get(f"/games/{game_id}"))
 
 
-def test_a_second_submission_of_the_same_save_stores_nothing_and_says_so(client, app):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
-    version = version_of(client, game_id, 1)
+def test_a_second_submission_of_the_same_save_stores_nothing_and_says_so(client, app, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
+    version = actions.version_of(game_id, 1)
     first = round_data(ids, "Ann", {"Bob": "K", "Cy": "A"}, version, bonus="")  # Bob 10, Cy 15
     saved = client.post(score_url(game_id, 1), data=first)
     assert saved.headers["Location"] == f"/games/{game_id}"
@@ -581,11 +566,11 @@ def test_a_second_submission_of_the_same_save_stores_nothing_and_says_so(client,
     page = client.post(score_url(game_id, 1), data=other, follow_redirects=True)
     assert "Round 1 was saved from another tap or phone in the meantime" in text_of(page)
     assert db_snapshot(app) == after_first
-    assert stored_points(app, game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 15}}
+    assert actions.stored_points(game_id) == {1: {"Ann": 0, "Bob": 10, "Cy": 15}}
     assert "Round 2 of 10" in text_of(client.get(f"/games/{game_id}"))
 
 
-def test_home_lists_the_game_in_progress_then_among_the_finished(client, app):
+def test_home_lists_the_game_in_progress_then_among_the_finished(client, app, actions):
     assert "No game in progress" in text_of(client.get("/"))
     game_id, ids = play_short_game(client, app, upto=3)
     home = text_of(client.get("/"))
@@ -596,7 +581,7 @@ def test_home_lists_the_game_in_progress_then_among_the_finished(client, app):
     assert "Finished games will appear here." in finished
 
     for number, went_out, hands in SHORT_GAME[2:]:
-        record(client, ids, game_id, number, went_out, hands)
+        actions.record(ids, game_id, number, went_out, hands)
     home = text_of(client.get("/"))
     playing, finished = home.split("Recently finished")
     assert "No game in progress" in playing
@@ -604,14 +589,14 @@ def test_home_lists_the_game_in_progress_then_among_the_finished(client, app):
     assert "Won by Ann with 10" in finished
 
 
-def test_play_again_starts_the_same_rules_and_seats_with_the_deal_moved_one_seat_on(client, app):
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Bob")
-    ids = player_ids(app, game_id)
+def test_play_again_starts_the_same_rules_and_seats_with_the_deal_moved_one_seat_on(client, app, actions):
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Bob")
+    ids = actions.player_ids(game_id)
     assert client.post(f"/games/{game_id}/again").status_code == 302  # not finished: refused
     with app.app_context():
         assert db.session.execute(db.select(db.func.count(Game.id))).scalar() == 1
     for number in range(1, 8):
-        record(client, ids, game_id, number, "Ann", {"Bob": "K", "Cy": "5"})
+        actions.record(ids, game_id, number, "Ann", {"Bob": "K", "Cy": "5"})
     standings = client.get(f"/games/{game_id}/standings")
     assert "Play again: same rules and seats, Cy deals first" in standings.get_data(as_text=True)
 
@@ -635,10 +620,10 @@ def test_short_names_cut_to_three_letters_or_as_many_as_tell_two_apart():
         "Grandm", "Grandp", "Cousin Bern", "Cousin Bert", "Ann", "Anna"]
 
 
-def test_a_new_game_offers_the_saved_players_in_the_last_games_seating(client, app):
+def test_a_new_game_offers_the_saved_players_in_the_last_games_seating(client, actions):
     table = ["Sam", "Mom", "Dad", "Lee", "Grandma", "Grandpa"]
-    new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    new_game(client, "family-7", table, first_dealer="Sam")
+    actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    actions.new_game("family-7", table, first_dealer="Sam")
     page = client.get("/games/new")
     offered = re.findall(r'<input type="checkbox" name="player" value="(\d+)"[^>]*>\s*<span>([^<]*)</span>', page.text)
     # The last game's table clockwise as it sat, then everyone else by name: no ▲ taps to restore it.

@@ -23,20 +23,10 @@ from scorekeeper.history import charts, ratings, stats
 from scorekeeper.history.records import head_to_head, longest_streak, records_of
 from scorekeeper.models import Game, GameRound, Player, PlayerGame, Result, Seat
 from scorekeeper.web import access
-from tests.helpers import (
-    db_snapshot,
-    drop_app,
-    game_status,
-    make_app,
-    new_game,
-    play_random_hand,
-    player_ids,
-    record,
-    start_game,
-    strict_client,
-    text_of,
-    texts_by_class,
-)
+from tests.actions import GameActions
+from tests.databases import db_snapshot, drop_app, make_app, strict_client
+from tests.pages import text_of, texts_by_class
+from tests.random_games import play_random_hand, start_game
 
 FAMILY_7_NAME = "Shanghai Rummy (family rules, 7 hands)"
 SHANGHAI_10_NAME = "Shanghai Rummy (10 contracts)"
@@ -51,16 +41,17 @@ def play(client, app, variant: str, names: list[str], rounds, *, skip_first_hand
     Everyone lays down except the names in ``extras["stuck"]``; ``extras["buys"]`` and
     ``extras["bonus"]`` go into the card-entry form as a player would fill them in.
     """
+    actions = GameActions(client, app)
     with app.app_context():  # the new-game form names a saved player by id, a new one by name
         saved = db.session.execute(db.select(Player.id).where(Player.name == names[0])).scalar()
     first_dealer = names[0] if saved is None else str(saved)
-    game_id = new_game(client, variant, names, first_dealer=first_dealer, skip_first_hand=skip_first_hand)
-    ids = player_ids(app, game_id)
+    game_id = actions.new_game(variant, names, first_dealer=first_dealer, skip_first_hand=skip_first_hand)
+    ids = actions.player_ids(game_id)
     for number, went_out, hands, *extras in rounds:
         extra = extras[0] if extras else {}
         laid_down = [n for n in names if n not in extra.get("stuck", ())]
-        record(client, ids, game_id, number, went_out, hands, laid_down=laid_down,
-               buys=extra.get("buys"), bonus=extra.get("bonus"))
+        actions.record(ids, game_id, number, went_out, hands, laid_down=laid_down,
+                       buys=extra.get("buys"), bonus=extra.get("bonus"))
     return game_id
 
 
@@ -208,9 +199,10 @@ def family(tmp_path_factory):
         "G5": datetime(2026, 2, 15, 19, 30), "G6": datetime(2026, 3, 1, 14, 0),
     }.items():
         set_start(app, games[key], when)
-    assert [game_status(app, games[k]) for k in sorted(games)] == [
+    actions = GameActions(app=app)
+    assert [actions.game_status(games[k]) for k in sorted(games)] == [
         "finished", "finished", "finished", "abandoned", "finished", "in_progress"]
-    players = player_ids(app, games["G2"])
+    players = actions.player_ids(games["G2"])
     yield SimpleNamespace(app=app, client=client, games=games, players=players)
     drop_app(app)
 
@@ -517,16 +509,16 @@ def polylines(html: str) -> list[tuple[list[tuple[float, float]], str]]:
     return [([tuple(map(float, p.split(","))) for p in points.split()], title) for points, title in found]
 
 
-def test_standings_chart_of_running_totals_appears_once_two_rounds_are_in(client, app):
+def test_standings_chart_of_running_totals_appears_once_two_rounds_are_in(client, actions):
     names = ["Ann", "<b>Bo</b>", "Cy"]
-    game_id = new_game(client, "family-7", names, first_dealer="Ann", skip_first_hand=True)
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 2, "Ann", {"<b>Bo</b>": "K", "Cy": "JK JK"})   # Bo 10, Cy 40
+    game_id = actions.new_game("family-7", names, first_dealer="Ann", skip_first_hand=True)
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 2, "Ann", {"<b>Bo</b>": "K", "Cy": "JK JK"})   # Bo 10, Cy 40
     one_round = client.get(f"/games/{game_id}/standings").get_data(as_text=True)
     assert "<svg" not in one_round
 
-    record(client, ids, game_id, 3, "Cy", {"Ann": "5", "<b>Bo</b>": "A"})        # Ann 5, Bo 15
-    record(client, ids, game_id, 4, "Ann", {"<b>Bo</b>": "5", "Cy": "5"})        # Bo 5, Cy 5
+    actions.record(ids, game_id, 3, "Cy", {"Ann": "5", "<b>Bo</b>": "A"})        # Ann 5, Bo 15
+    actions.record(ids, game_id, 4, "Ann", {"<b>Bo</b>": "5", "Cy": "5"})        # Bo 5, Cy 5
     # Running totals: Ann 0 5 5 · Bo 10 25 30 · Cy 40 40 45
     html = client.get(f"/games/{game_id}/standings").get_data(as_text=True)
     assert html.count("<svg") == 1
@@ -548,14 +540,14 @@ def test_standings_chart_of_running_totals_appears_once_two_rounds_are_in(client
     assert "<b>Bo</b>" not in html
 
 
-def test_names_with_html_are_escaped_on_every_history_page(client, app):
+def test_names_with_html_are_escaped_on_every_history_page(client, app, actions):
     bo = "<b>Bo</b>"
     rounds = [(2, bo, {"Ann": "K", "Cy": "5"}), (3, bo, {"Ann": "K", "Cy": "5"}),
               (4, "Ann", {bo: "5", "Cy": "5"}), (5, bo, {"Ann": "K", "Cy": "5"}),
               (6, "Cy", {"Ann": "5", bo: "5"}), (7, bo, {"Ann": "K", "Cy": "5"})]
     # Ann 10+10+0+10+5+10 = 45 · Bo 0+0+5+0+5+0 = 10 · Cy 5+5+5+5+0+5 = 25: Bo wins
     game_id = play(client, app, "family-7", ["Ann", bo, "Cy"], rounds, skip_first_hand=True)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     assert "<b>Bo</b> wins" in text_of(client.get(f"/games/{game_id}/standings"))
     for url in ["/history", "/players", f"/players/{ids[bo]}", f"/records?a={ids[bo]}&b={ids['Ann']}",
                 f"/games/{game_id}/standings", f"/games/{game_id}/abandon", f"/games/{game_id}/delete", "/"]:
@@ -647,10 +639,10 @@ def test_a_history_of_more_years_than_a_phone_shows_apart_is_charted_by_groups_o
     assert 'href="/seasons/2025"' in html and 'href="/seasons/2019"' not in html
 
 
-def test_a_player_without_finished_games_has_dashes_and_no_chart(client, app):
+def test_a_player_without_finished_games_has_dashes_and_no_chart(client, app, actions):
     game_id = play(client, app, "family-7", ["Ann", "Bob", "Cy"], [(2, "Ann", {"Bob": "K", "Cy": "5"})],
                    skip_first_hand=True)
-    page = client.get(f"/players/{player_ids(app, game_id)['Bob']}")
+    page = client.get(f"/players/{actions.player_ids(game_id)['Bob']}")
     assert page.status_code == 200
     assert "<svg" not in page.get_data(as_text=True)
     assert stat_grid(page) == ["0 Rating", "0 games played", "0 games won", "– average final score", "– points per hand",
@@ -668,14 +660,14 @@ SHORT = [(2, "Ann", {"Bob": "K", "Cy": "5"}), (3, "Ann", {"Bob": "K", "Cy": "5"}
 # Ann 0 · Bob 6×10 = 60 · Cy 6×5 = 30 — Ann wins, 6 hands won
 
 
-def test_abandon_asks_first_then_keeps_the_game_in_history_and_out_of_the_figures(client, app):
+def test_abandon_asks_first_then_keeps_the_game_in_history_and_out_of_the_figures(client, app, actions):
     kept = play(client, app, "family-7", ["Ann", "Bob", "Cy"], SHORT[:1] + [
         (3, "Bob", {"Ann": "5", "Cy": "5"}), (4, "Bob", {"Ann": "5", "Cy": "5"}),
         (5, "Bob", {"Ann": "5", "Cy": "5"}), (6, "Bob", {"Ann": "5", "Cy": "5"}),
         (7, "Bob", {"Ann": "5", "Cy": "5"})], skip_first_hand=True)
     # kept: Ann 0+5×5 = 25 · Bob 10 · Cy 5+5×5 = 30 — Bob wins
     dropped = play(client, app, "family-7", ["Ann", "Bob", "Cy"], SHORT, skip_first_hand=True)
-    ids = player_ids(app, dropped)
+    ids = actions.player_ids(dropped)
     assert [row[:4] for row in table_rows(client.get("/players"))] == [
         ["Ann", "1 /2", "50", "12.5"], ["Bob", "1 /2", "50", "35.0"], ["Cy", "0 /2", "0", "30.0"]]
 
@@ -687,7 +679,7 @@ def test_abandon_asks_first_then_keeps_the_game_in_history_and_out_of_the_figure
 
     done = client.post(f"/games/{dropped}/abandon", follow_redirects=True)
     assert "Game abandoned." in text_of(done)
-    assert game_status(app, dropped) == "abandoned"
+    assert actions.game_status(dropped) == "abandoned"
 
     history = client.get("/history")
     assert listed_games(history) == [dropped, kept]

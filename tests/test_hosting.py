@@ -28,17 +28,9 @@ from scorekeeper.hosting import addresses, certificates, serve
 from scorekeeper.hosting.server import redirect_to_https
 from scorekeeper.models import Member
 from scorekeeper.web.qr import qr_svg
-from tests.helpers import (
-    TEST_USERNAME,
-    db_snapshot,
-    element_text,
-    input_value,
-    inputs,
-    make_app,
-    new_game,
-    strict_client,
-    text_of,
-)
+from tests.actions import GameActions
+from tests.databases import TEST_USERNAME, db_snapshot, make_app, strict_client
+from tests.pages import element_text, input_value, inputs, text_of
 from tests.test_accounts import member_row, new_family_data
 from tests.test_sharing import SHARE_LINK
 
@@ -177,7 +169,7 @@ def share_link(client, game_id: int, address: str) -> tuple[str, str]:
 def test_a_share_link_made_on_the_computer_itself_carries_its_network_address(tmp_path):
     app = make_app(tmp_path, LAN_ADDRESSES=[LAN])
     client = strict_client(app)
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"])
+    game_id = GameActions(client).new_game("shanghai-10", ["Ann", "Bob", "Cy"])
     for address in ("http://127.0.0.1:8000", "http://localhost:8000"):
         link, qr = share_link(client, game_id, address)
         assert link.startswith(f"http://{LAN}:8000/live/")
@@ -189,7 +181,7 @@ def test_a_share_link_made_on_the_computer_itself_carries_its_network_address(tm
 def test_a_share_link_made_from_a_phone_keeps_the_address_the_phone_used(tmp_path):
     app = make_app(tmp_path, LAN_ADDRESSES=[LAN])
     client = strict_client(app)
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"])
+    game_id = GameActions(client).new_game("shanghai-10", ["Ann", "Bob", "Cy"])
     assert share_link(client, game_id, "https://kitchen.local:8000")[0].startswith("https://kitchen.local:8000/live/")
 
 
@@ -198,7 +190,7 @@ def test_the_network_address_is_found_when_serve_did_not_give_it(tmp_path, monke
     addresses._discovered.cache_clear()
     app = make_app(tmp_path)
     client = strict_client(app)
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"])
+    game_id = GameActions(client).new_game("shanghai-10", ["Ann", "Bob", "Cy"])
     assert share_link(client, game_id, "http://127.0.0.1:5000")[0].startswith("http://10.0.0.7:5000/live/")
     addresses._discovered.cache_clear()
 
@@ -206,7 +198,7 @@ def test_the_network_address_is_found_when_serve_did_not_give_it(tmp_path, monke
 def test_a_configured_public_url_is_used_for_links_and_invites(tmp_path):
     app = make_app(tmp_path, PUBLIC_URL="https://cards.example.org", LAN_ADDRESSES=[LAN])
     client = strict_client(app)
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"])
+    game_id = GameActions(client).new_game("shanghai-10", ["Ann", "Bob", "Cy"])
     assert share_link(client, game_id, "http://127.0.0.1:8000")[0].startswith("https://cards.example.org/live/")
     page = signed_in_at(app, client, "http://127.0.0.1:8000").post(
         "/family/invites", base_url="http://127.0.0.1:8000", follow_redirects=True)

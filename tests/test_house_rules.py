@@ -13,16 +13,8 @@ import pytest
 from scorekeeper import rules
 from scorekeeper.extensions import db
 from scorekeeper.models import HouseRules
-from tests.helpers import (
-    add_member,
-    db_snapshot,
-    new_game,
-    player_ids,
-    record,
-    stored_points,
-    strict_client,
-    text_of,
-)
+from tests.databases import db_snapshot, strict_client
+from tests.pages import text_of
 from tests.test_printing import pdf_text
 
 
@@ -225,21 +217,21 @@ def test_rounds_are_added_moved_and_removed_without_losing_what_was_typed(client
     assert [r.min_cards for r in variant.rounds] == [7, 12, 6]
 
 
-def test_a_game_with_house_rules_from_new_game_to_the_final_result(client, app):
+def test_a_game_with_house_rules_from_new_game_to_the_final_result(client, actions):
     rules_id = save(client, GRAN)
     key = f"house-{rules_id}"
     assert "Gran's Shanghai" in text_of(client.get("/games/new"))
     chosen = client.get(f"/games/new?variant={key}").get_data(as_text=True)  # "New game" on the rules page
     assert re.search(rf'<input checked[^>]*value="{key}"|<input[^>]*value="{key}"[^>]*checked', chosen)
-    game_id = new_game(client, key, ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+    game_id = actions.new_game(key, ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     screen = text_of(client.get(f"/games/{game_id}"))
     assert "2 sets of 3" in screen and "Deal 10 cards" in screen and "2 decks + 2 jokers (106 cards)" in screen
     assert "Going out scores −5 × the round number" not in screen  # (the rule card says it; see below)
 
     # Round 1: Ann goes out (−5 × 1). Bob holds K 7 = 17 and cut the exact number: −10 → 7.
     # Cy holds a wild 2 (20) and a joker (30) = 50. Nobody buys, so Cy carries 1 buy over.
-    record(client, ids, game_id, 1, "Ann", {"Bob": {"k_K": 1, "k_7": 1, "event": "y"}, "Cy": "2W JK"})
+    actions.record(ids, game_id, 1, "Ann", {"Bob": {"k_K": 1, "k_7": 1, "event": "y"}, "Cy": "2W JK"})
 
     # Round 2: Cy may buy 1 + 1 carried = 2 times; the third is refused.
     for _ in range(2):
@@ -248,12 +240,12 @@ def test_a_game_with_house_rules_from_new_game_to_the_final_result(client, app):
     assert "Cy has used all 2 buys this round." in text_of(refused)
     assert "2/2" in text_of(client.get(f"/games/{game_id}"))
     # Bob goes out blind without a joker: −5 × 2 − 50 = −60. Ann: A A 3 = 33. Cy: 10.
-    record(client, ids, game_id, 2, "Bob", {"Ann": "A A 3", "Cy": "10"}, bonus="blind-no-joker")
+    actions.record(ids, game_id, 2, "Bob", {"Ann": "A A 3", "Cy": "10"}, bonus="blind-no-joker")
 
     # Round 3: Cy goes out: −5 × 3 = −15. Ann: joker 30, cut exact −10 → 20. Bob: Q 9 = 19.
-    record(client, ids, game_id, 3, "Cy", {"Ann": {"k_JK": 1, "event": "y"}, "Bob": "Q 9"})
+    actions.record(ids, game_id, 3, "Cy", {"Ann": {"k_JK": 1, "event": "y"}, "Bob": "Q 9"})
 
-    assert stored_points(app, game_id) == {
+    assert actions.stored_points(game_id) == {
         1: {"Ann": -5, "Bob": 7, "Cy": 50},
         2: {"Ann": 33, "Bob": -60, "Cy": 10},
         3: {"Ann": 20, "Bob": 19, "Cy": -15},
@@ -263,12 +255,12 @@ def test_a_game_with_house_rules_from_new_game_to_the_final_result(client, app):
     assert re.search(r"Total -?\s*48\b.*-34\b.*45\b", standings.replace("−", "-")), standings
 
 
-def test_editing_or_deleting_house_rules_leaves_a_played_game_as_it_was(client, app):
+def test_editing_or_deleting_house_rules_leaves_a_played_game_as_it_was(client, app, actions):
     rules_id = save(client, GRAN)
-    game_id = new_game(client, f"house-{rules_id}", ["Ann", "Bob"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K 7 JK"})
-    assert stored_points(app, game_id)[1] == {"Ann": -5, "Bob": 47}
+    game_id = actions.new_game(f"house-{rules_id}", ["Ann", "Bob"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K 7 JK"})
+    assert actions.stored_points(game_id)[1] == {"Ann": -5, "Bob": 47}
 
     changed = {**GRAN, "p_K": "50", "p_JK": "100", "going_out_kind": "zero",
                **rounds_fields([("3 sets of 3", 11, 3)])}
@@ -278,16 +270,16 @@ def test_editing_or_deleting_house_rules_leaves_a_played_game_as_it_was(client, 
 
     # The game keeps its copy: its screen, scores and next hand follow the rules it started with.
     assert "1 set of 3 and 1 run of 4" in text_of(client.get(f"/games/{game_id}"))
-    record(client, ids, game_id, 2, "Bob", {"Ann": "K JK"})
-    assert stored_points(app, game_id)[2] == {"Ann": 40, "Bob": -10}
+    actions.record(ids, game_id, 2, "Bob", {"Ann": "K JK"})
+    assert actions.stored_points(game_id)[2] == {"Ann": 40, "Bob": -10}
     # A correction of round 1 is scored by the game's rules too.
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K K"})
-    assert stored_points(app, game_id)[1] == {"Ann": -5, "Bob": 20}
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K K"})
+    assert actions.stored_points(game_id)[1] == {"Ann": -5, "Bob": 20}
 
     page = client.post(f"/house-rules/{rules_id}/delete", follow_redirects=True)
     assert "Games played with them keep their rules" in text_of(page)
     assert client.get(f"/games/{game_id}").status_code == 200
-    assert stored_points(app, game_id)[2] == {"Ann": 40, "Bob": -10}
+    assert actions.stored_points(game_id)[2] == {"Ann": 40, "Bob": -10}
     history = client.get(f"/history?preset=house-{rules_id}")
     assert "Gran's Shanghai (deleted)" in text_of(history)
     assert "Ann" in text_of(history)
@@ -295,13 +287,13 @@ def test_editing_or_deleting_house_rules_leaves_a_played_game_as_it_was(client, 
     assert "Gran's Shanghai" not in text_of(client.get("/games/new"))
 
 
-def test_house_rules_appear_in_history_filters_and_player_statistics(client, app):
+def test_house_rules_appear_in_history_filters_and_player_statistics(client, actions):
     rules_id = save(client, GRAN)
-    game_id = new_game(client, f"house-{rules_id}", ["Ann", "Bob"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+    game_id = actions.new_game(f"house-{rules_id}", ["Ann", "Bob"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     for n, out in ((1, "Ann"), (2, "Bob"), (3, "Ann")):
-        record(client, ids, game_id, n, out, {"Bob" if out == "Ann" else "Ann": "K"})
-    other = new_game(client, "family-7", ["Ann", "Bob", "Cy"])
+        actions.record(ids, game_id, n, out, {"Bob" if out == "Ann" else "Ann": "K"})
+    other = actions.new_game("family-7", ["Ann", "Bob", "Cy"])
     history = client.get(f"/history?preset=house-{rules_id}")
     assert f'value="house-{rules_id}" selected' in history.get_data(as_text=True)
     assert f"/games/{game_id}/" in history.get_data(as_text=True)
@@ -338,12 +330,12 @@ def test_a_house_rule_cards_own_rules_stand_under_other_rules(client):
     assert "Laying down and off" in text  # a preset's notes are about laying down
 
 
-def test_a_rules_file_goes_from_one_family_to_another(client, app):
+def test_a_rules_file_goes_from_one_family_to_another(client, app, actions):
     rules_id = save(client, GRAN)
     exported = client.get(f"/house-rules/{rules_id}/rules.json")
     assert exported.mimetype == "application/json"
     assert 'filename="gran-s-shanghai.json"' in exported.headers["Content-Disposition"]
-    add_member(app, "The Joneses", "jones")
+    actions.add_member("The Joneses", "jones")
     jones = strict_client(app, "jones")
     page = jones.post("/house-rules/import", data={"file": (io.BytesIO(exported.data), "gran.json")})
     assert page.status_code == 302, text_of(page)
@@ -388,9 +380,9 @@ def test_a_rules_file_that_cannot_be_played_is_refused(client, app):
     assert db_snapshot(app) == before
 
 
-def test_a_game_shows_its_own_rules_page_and_card(client, app):
+def test_a_game_shows_its_own_rules_page_and_card(client, actions):
     rules_id = save(client, GRAN)
-    game_id = new_game(client, f"house-{rules_id}", ["Ann", "Bob"])
+    game_id = actions.new_game(f"house-{rules_id}", ["Ann", "Bob"])
     screen = client.get(f"/games/{game_id}").get_data(as_text=True)
     assert f'href="/games/{game_id}/rules"' in screen
     assert f'href="/games/{game_id}/rules.pdf"' in screen
@@ -399,12 +391,12 @@ def test_a_game_shows_its_own_rules_page_and_card(client, app):
     assert client.get(f"/games/{game_id}/rules.pdf").mimetype == "application/pdf"
 
 
-def test_a_family_export_brings_its_house_rules_and_their_games_along(client, app):
+def test_a_family_export_brings_its_house_rules_and_their_games_along(client, app, actions):
     rules_id = save(client, GRAN)
-    game_id = new_game(client, f"house-{rules_id}", ["Ann", "Bob"], first_dealer="Ann")
-    record(client, player_ids(app, game_id), game_id, 1, "Ann", {"Bob": "K 7 JK"})
+    game_id = actions.new_game(f"house-{rules_id}", ["Ann", "Bob"], first_dealer="Ann")
+    actions.record(actions.player_ids(game_id), game_id, 1, "Ann", {"Bob": "K 7 JK"})
     export = client.get("/export.json").get_data()
-    add_member(app, "The Joneses", "jones")
+    actions.add_member("The Joneses", "jones")
     jones = strict_client(app, "jones")
     for _ in range(2):  # the second import adds nothing
         page = jones.post("/import", data={"file": (io.BytesIO(export), "export.json")})
@@ -415,5 +407,5 @@ def test_a_family_export_brings_its_house_rules_and_their_games_along(client, ap
     history = jones.get(f"/history?preset={theirs[0].key}")
     game_links = re.findall(r'href="/games/(\d+)/standings"', history.get_data(as_text=True))
     assert len(game_links) == 1 and int(game_links[0]) != game_id
-    assert stored_points(app, int(game_links[0])) == {1: {"Ann": -5, "Bob": 47}}
+    assert actions.stored_points(int(game_links[0])) == {1: {"Ann": -5, "Bob": 47}}
     assert "Gran's Shanghai" in text_of(jones.get(f"/games/{game_links[0]}/rules"))

@@ -8,18 +8,14 @@ import pytest
 
 from scorekeeper.transfer import checks, export
 from scorekeeper.web import access
-from tests.helpers import db_snapshot, new_game, player_ids, record, text_of
+from tests.actions import GameActions
+from tests.databases import db_snapshot
+from tests.pages import text_of
 
 
-@pytest.fixture
-def game(client, app):
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    return game_id, player_ids(app, game_id)
-
-
-def test_an_abandoned_game_refuses_buys_scores_and_undo(client, app, game):
+def test_an_abandoned_game_refuses_buys_scores_and_undo(client, app, game, actions):
     game_id, ids = game
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
     client.post(f"/games/{game_id}/abandon")
     before = db_snapshot(app)
     page = client.post(f"/games/{game_id}/rounds/2/buy", data={"player": ids["Bob"]}, follow_redirects=True)
@@ -35,10 +31,10 @@ def test_an_abandoned_game_refuses_buys_scores_and_undo(client, app, game):
     assert "Undo round" not in text_of(standings)
 
 
-def test_a_second_undo_of_the_same_round_takes_back_nothing_more(client, app, game):
+def test_a_second_undo_of_the_same_round_takes_back_nothing_more(client, game, actions):
     game_id, ids = game
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
-    record(client, ids, game_id, 2, "Bob", {"Ann": "Q", "Cy": "JK"})
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+    actions.record(ids, game_id, 2, "Bob", {"Ann": "Q", "Cy": "JK"})
     assert "Undo round 2" in text_of(client.get(f"/games/{game_id}/standings"))
     client.post(f"/games/{game_id}/undo", data={"number": "2"})
     page = client.post(f"/games/{game_id}/undo", data={"number": "2"}, follow_redirects=True)
@@ -48,8 +44,9 @@ def test_a_second_undo_of_the_same_round_takes_back_nothing_more(client, app, ga
 
 
 def _export(app, client, game):
+    actions = GameActions(client)
     game_id, ids = game
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
     with app.app_context():
         return json.loads("".join(export.export_json(access.current_family())))
 
@@ -77,8 +74,8 @@ def test_imports_that_make_no_sense_are_refused_whole(app, client, game, spoil, 
     assert db_snapshot(app) == before
 
 
-def test_skipping_hand_one_is_refused_for_rules_without_that_option(app, client):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
+def test_skipping_hand_one_is_refused_for_rules_without_that_option(app, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
     with app.app_context():
         data = json.loads("".join(export.export_json(access.current_family())))
     spoiled = copy.deepcopy(data)

@@ -58,18 +58,9 @@ from scorekeeper.models import (
     Submission,
 )
 from scorekeeper.transfer import previews, sheets
-from tests.helpers import (
-    TEST_PASSWORD,
-    TEST_USERNAME,
-    add_member,
-    db_snapshot,
-    new_game,
-    player_ids,
-    record,
-    round_data,
-    strict_client,
-    text_of,
-)
+from tests.actions import GameActions
+from tests.databases import TEST_PASSWORD, TEST_USERNAME, db_snapshot, strict_client
+from tests.pages import round_data, text_of
 from tests.test_house_rules import GRAN
 
 pytestmark = pytest.mark.slow  # every route walked as another family
@@ -135,7 +126,7 @@ class World:
 
     def round_form(self, game_id: int, number: int) -> dict[str, str]:
         """A complete card-entry form for the round, as the game's own family would send it."""
-        ids = player_ids(self.app, game_id)
+        ids = GameActions(app=self.app).player_ids(game_id)
         first, *others = ids
         version = next(v for n, v, _ in self.rounds(game_id) if n == number)
         return round_data(ids, first, {name: 5 for name in others}, version, laid_down=list(ids))
@@ -147,10 +138,11 @@ class World:
 
 def play(client, app, variant: str, names: list[str], hands, *, skip_first_hand: bool = False) -> int:
     """Start a game (a random first dealer) and record ``hands``: ``(number, went out, hands)``."""
-    game_id = new_game(client, variant, names, skip_first_hand=skip_first_hand)
-    ids = player_ids(app, game_id)
+    actions = GameActions(client, app)
+    game_id = actions.new_game(variant, names, skip_first_hand=skip_first_hand)
+    ids = actions.player_ids(game_id)
     for number, went_out, cards in hands:
-        record(client, ids, game_id, number, went_out, cards, laid_down=names)
+        actions.record(ids, game_id, number, went_out, cards, laid_down=names)
     return game_id
 
 
@@ -168,6 +160,7 @@ def write_rules(client, data: dict) -> int:
 
 def build_world(app) -> World:
     """Both families, through the same requests their phones send."""
+    actions = GameActions(app=app)
     tester = strict_client(app)
     ok(tester.post("/family", data={"family-name": OUR_FAMILY}))
     finished = play(tester, app, "family-7", ["Zebediah", "Ottoline", "Peregrine"], [
@@ -178,14 +171,14 @@ def build_world(app) -> World:
         (6, "Zebediah", {"Ottoline": "5", "Peregrine": "5"}),
         (7, "Ottoline", {"Zebediah": "10", "Peregrine": "A"}),
     ], skip_first_hand=True)
-    ids = player_ids(app, finished)
-    record(tester, ids, finished, 2, "Ottoline", {"Zebediah": "5", "Peregrine": "K"},
-           laid_down=list(ids))  # a corrected hand: a line in the change history
+    ids = actions.player_ids(finished)
+    GameActions(tester).record(ids, finished, 2, "Ottoline", {"Zebediah": "5", "Peregrine": "K"},
+                               laid_down=list(ids))  # a corrected hand: a line in the change history
     in_progress = play(tester, app, "shanghai-10", ["Zebediah", "Ottoline", "Wilhelmina"], [
         (1, "Wilhelmina", {"Zebediah": "K", "Ottoline": "5"}),
         (2, "Zebediah", {"Ottoline": "A", "Wilhelmina": "5"}),
     ])
-    ids = player_ids(app, in_progress)
+    ids = actions.player_ids(in_progress)
     ok(tester.post(f"/games/{in_progress}/rounds/3/buy", data={"player": ids["Ottoline"]}))
     ok(tester.post(f"/games/{in_progress}/rounds/3/down", data={"player": ids["Zebediah"], "laid_down": "1"}))
     ok(tester.post(f"/games/{in_progress}/rounds/3/buy", data={"player": ids["Wilhelmina"], "submission": "kept-offline-1"}))
@@ -199,7 +192,7 @@ def build_world(app) -> World:
     link = re.search(r"/join/([A-Za-z0-9_-]+)", tester.get("/family").get_data(as_text=True))
     assert link, "the family page shows a new invite link once"
 
-    add_member(app, JONESES, JONES)
+    actions.add_member(JONESES, JONES)
     jones = strict_client(app, JONES)
     jones_rules = write_rules(jones, JONES_RULES)
     jones_game = play(jones, app, f"house-{jones_rules}", JONES_PLAYERS, [(1, "Jasper", {"Jemima": "K", "Jolyon": "5"})])
@@ -226,7 +219,7 @@ def build_world(app) -> World:
         app=app, ours=ours, joneses=joneses,
         games={"finished": finished, "in_progress": in_progress, "abandoned": abandoned},
         players=players, invite_id=invite_id, invite_token=link.group(1),
-        jones_game=jones_game, jones_players=player_ids(app, jones_game), jones_export=jones_export,
+        jones_game=jones_game, jones_players=actions.player_ids(jones_game), jones_export=jones_export,
         link_id=link_id, jones_links=jones_links,
         rules_id=rules_id, jones_rules=jones_rules, jones_rules_file=jones_rules_file,
         uids=uids, forbidden=[OUR_FAMILY, *OUR_PLAYERS, TEST_USERNAME, *uids, "Hepzibah"],
@@ -308,7 +301,7 @@ def tap(action: str, **fields: str) -> Callable[[World], list[Call]]:
     jones's own hand for Fairweather's Zebediah."""
     def calls(w: World) -> list[Call]:
         def tap_data(w: World, game_id: int, number: int) -> dict:
-            first_seat = next(iter(player_ids(w.app, game_id).values()))
+            first_seat = next(iter(GameActions(app=w.app).player_ids(game_id).values()))
             return {"player": str(first_seat), **fields}
 
         return each_round(w, "POST", action=action, data=tap_data) + [
@@ -426,7 +419,7 @@ ROUTES: dict[str, Route] = {
         # game's last round), so a 404 for jones proves something.
         Call("POST", f"/games/{w.games['in_progress']}/actions", foreign=True, json={
             "id": "isolation-down", "kind": "down", "round": w.numbers(w.games["in_progress"])[-1], "base": 0,
-            "laid_down": True, "player": next(iter(player_ids(w.app, w.games["in_progress"]).values()))}),
+            "laid_down": True, "player": next(iter(GameActions(app=w.app).player_ids(w.games["in_progress"]).values()))}),
         Call("POST", f"/games/{w.games['finished']}/actions", foreign=True, json={
             "id": "isolation-undo", "kind": "undo", "round": w.last_scored(w.games["finished"]),
             "base": next(v for n, v, _ in w.rounds(w.games["finished"]) if n == w.last_scored(w.games["finished"]))}),

@@ -26,16 +26,9 @@ from scorekeeper.models import FINISHED, Game, PlayerGame
 from scorekeeper.rules import get_variant
 from scorekeeper.transfer import checks, importing
 from scorekeeper.transfer.export import export_json
-from tests.helpers import (
-    make_app,
-    our_family,
-    play_random_hand,
-    random_action,
-    start_game,
-    strict_client,
-    text_of,
-    texts_by_class,
-)
+from tests.databases import make_app, strict_client
+from tests.pages import text_of, texts_by_class
+from tests.random_games import our_family, play_random_hand, random_action, start_game
 
 
 def recount(family_id: int) -> dict[str, set[tuple]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from flask import Blueprint
 
 from scorekeeper.web.access import KEEPER, PUBLIC, public
-from tests.helpers import make_app, strict_client
+from tests.databases import make_app, strict_client
 
 PACKAGE = Path(__file__).resolve().parent.parent / "scorekeeper"
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "migrations" not in p.parts)

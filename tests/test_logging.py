@@ -9,7 +9,7 @@ import logging
 from scorekeeper.extensions import db
 from scorekeeper.transfer import export
 from scorekeeper.web import access
-from tests.helpers import TEST_USERNAME, new_game, player_ids, record
+from tests.databases import TEST_USERNAME
 
 
 def lines(caplog) -> list[str]:
@@ -21,9 +21,9 @@ def family_id(app) -> int:
         return access.current_family().id
 
 
-def test_a_refused_buy_is_logged_once_with_the_family_and_no_name(client, app, caplog):
-    game_id = new_game(client, "shanghai-10", ["Annabel", "Bartholomew"], first_dealer="Annabel")
-    ids = player_ids(app, game_id)
+def test_a_refused_buy_is_logged_once_with_the_family_and_no_name(client, app, caplog, actions):
+    game_id = actions.new_game("shanghai-10", ["Annabel", "Bartholomew"], first_dealer="Annabel")
+    ids = actions.player_ids(game_id)
     for _ in range(3):  # shanghai-10: 3 buys in hand 1
         client.post(f"/games/{game_id}/rounds/1/buy", data={"player": ids["Annabel"]})
     caplog.clear()
@@ -34,9 +34,9 @@ def test_a_refused_buy_is_logged_once_with_the_family_and_no_name(client, app, c
     assert lines(caplog) == [f"refused write: family={family_id(app)} POST games.buy status=302"]
 
 
-def test_an_import_is_logged_once_with_its_counts_and_no_name(client, app, caplog):
-    game_id = new_game(client, "shanghai-10", ["Annabel", "Bartholomew"], first_dealer="Annabel")
-    record(client, player_ids(app, game_id), game_id, 1, "Annabel", {"Bartholomew": "K"})
+def test_an_import_is_logged_once_with_its_counts_and_no_name(client, app, caplog, actions):
+    game_id = actions.new_game("shanghai-10", ["Annabel", "Bartholomew"], first_dealer="Annabel")
+    actions.record(actions.player_ids(game_id), game_id, 1, "Annabel", {"Bartholomew": "K"})
     with app.app_context():
         raw = "".join(export.export_json(access.current_family())).encode()
         db.session.remove()

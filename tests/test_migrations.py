@@ -30,23 +30,10 @@ from scorekeeper.extensions import db
 from scorekeeper.games.hands import undo_last_round
 from scorekeeper.history import kept, ratings
 from scorekeeper.models import Family, Game, PlayerGame, Rating, RoundChange
-from tests import helpers
-from tests.helpers import (
-    POSTGRES_URL,
-    TEST_CONFIG,
-    TEST_USERNAME,
-    add_member,
-    drop_app,
-    input_value,
-    make_app,
-    new_game,
-    player_ids,
-    record,
-    score_url,
-    stored_points,
-    strict_client,
-    text_of,
-)
+from tests import databases
+from tests.actions import GameActions
+from tests.databases import POSTGRES_URL, TEST_CONFIG, TEST_USERNAME, add_member, drop_app, make_app, strict_client
+from tests.pages import input_value, score_url, text_of
 
 pytestmark = pytest.mark.slow
 
@@ -73,7 +60,7 @@ def empty_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'empty.sqlite'}"
         return
-    with helpers.empty_postgres_database("scorekeeper_m") as url:
+    with databases.empty_postgres_database("scorekeeper_m") as url:
         yield url
 
 
@@ -268,6 +255,7 @@ def assert_app_shows_the_games(app, data: FirstSchemaData) -> None:
     an old hand's cards, and can play on (which writes the new change history)."""
     add_member(app, "The Lees", TEST_USERNAME)
     client = strict_client(app)
+    actions = GameActions(client, app)
     game = data.game_in_progress
 
     page = client.get(f"/games/{game}/standings")
@@ -296,8 +284,8 @@ def assert_app_shows_the_games(app, data: FirstSchemaData) -> None:
     assert f"with {totals[winner]} points, the lowest total after 7 rounds" in text_of(finished)
 
     # Play on: hand 5 goes to the old summary rows and to the new change history.
-    record(client, player_ids(app, game), game, 5, "Di", {"Ann": "K", "Bob": "5", "Cy": 30})
-    assert stored_points(app, game)[5] == {"Ann": 10, "Bob": 5, "Cy": 30, "Di": 0}
+    actions.record(actions.player_ids(game), game, 5, "Di", {"Ann": "K", "Bob": "5", "Cy": 30})
+    assert actions.stored_points(game)[5] == {"Ann": 10, "Bob": 5, "Cy": 30, "Di": 0}
     assert standings_totals(client.get(f"/games/{game}/standings")) == [35, 45, 122, 65]
     with app.app_context():
         summary = {row.player_id: row for row in db.session.execute(
@@ -309,9 +297,9 @@ def assert_app_shows_the_games(app, data: FirstSchemaData) -> None:
         (5, "recorded", TEST_USERNAME, {"before": None, "after": [10, 5, 30, 0]})]
 
     # New rows next to the old ones: a new game with a scored hand.
-    fresh = new_game(client, "family-7", ["Fay", "Gus", "Hal"], first_dealer="Fay")
-    record(client, player_ids(app, fresh), fresh, 1, "Gus", {"Fay": "Q", "Hal": "2"})
-    assert stored_points(app, fresh) == {1: {"Fay": 10, "Gus": 0, "Hal": 5}}
+    fresh = actions.new_game("family-7", ["Fay", "Gus", "Hal"], first_dealer="Fay")
+    actions.record(actions.player_ids(fresh), fresh, 1, "Gus", {"Fay": "Q", "Hal": "2"})
+    assert actions.stored_points(fresh) == {1: {"Fay": 10, "Gus": 0, "Hal": 5}}
 
 
 
@@ -369,7 +357,7 @@ def test_database_filled_at_first_revision_upgrades_with_its_data(empty_url, leg
     with again.app_context():
         assert upgrade.upgrade_database() is False
     assert versions(again) == [head()]
-    assert stored_points(again, data.game_in_progress)[5] == {"Ann": 10, "Bob": 5, "Cy": 30, "Di": 0}
+    assert GameActions(app=again).stored_points(data.game_in_progress)[5] == {"Ann": 10, "Bob": 5, "Cy": 30, "Di": 0}
     # The ratings the upgrade wrote are written exactly as the app writes them: taking the
     # finished game's last hand back drops them (on SQLite, a date written another way would
     # not compare equal, and they would stay).
@@ -448,9 +436,10 @@ def test_downgrade_to_first_revision_and_back(empty_url):
     assert versions(app) == [head()]
     add_member(app, "Round trip", TEST_USERNAME)
     client = strict_client(app)
-    game = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    record(client, player_ids(app, game), game, 1, "Bob", {"Ann": "K", "Cy": "A"})
-    assert stored_points(app, game) == {1: {"Ann": 10, "Bob": 0, "Cy": 15}}
+    actions = GameActions(client, app)
+    game = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    actions.record(actions.player_ids(game), game, 1, "Bob", {"Ann": "K", "Cy": "A"})
+    assert actions.stored_points(game) == {1: {"Ann": 10, "Bob": 0, "Cy": 15}}
 
 
 def test_0010_tells_the_hands_of_paper_and_spreadsheets_apart_in_a_database_that_did_not(empty_url):
@@ -463,10 +452,11 @@ def test_0010_tells_the_hands_of_paper_and_spreadsheets_apart_in_a_database_that
     app = make_app(database_url=empty_url)
     add_member(app, "The Lees", TEST_USERNAME)
     client = strict_client(app)
-    table = new_game(client, "family-7", ["Ann", "Bob", "Cy", "Di"], first_dealer="Ann")
+    actions = GameActions(client, app)
+    table = actions.new_game("family-7", ["Ann", "Bob", "Cy", "Di"], first_dealer="Ann")
     for number in range(1, 8):
-        record(client, player_ids(app, table), table, number, "Ann", {"Bob": "K", "Cy": "5", "Di": "5"},
-               laid_down=["Bob"], buys={"Cy": 1})
+        actions.record(actions.player_ids(table), table, number, "Ann", {"Bob": "K", "Cy": "5", "Di": "5"},
+                                   laid_down=["Bob"], buys={"Cy": 1})
     paper = start_paper_game(client, "family-7", ["Ann", "Bob", "Cy", "Di"])
     assert fill_grid(client, app, paper, FAMILY_7_SHEET, FAMILY_7_OUT).status_code == 302
     assert confirm(client, upload(client, two_games_workbook())).status_code == 302
@@ -575,10 +565,10 @@ def test_new_instance_creates_its_database_at_the_newest_revision(tmp_path, monk
             assert db.session.execute(sa.text("PRAGMA journal_mode")).scalar_one() == "wal"
 
         add_member(app, "Newcomers", TEST_USERNAME)
-        client = strict_client(app)
-        game = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Cy")
-        record(client, player_ids(app, game), game, 1, "Ann", {"Bob": "K", "Cy": "5 5"})
-        assert stored_points(app, game) == {1: {"Ann": 0, "Bob": 10, "Cy": 10}}
+        actions = GameActions(strict_client(app), app)
+        game = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Cy")
+        actions.record(actions.player_ids(game), game, 1, "Ann", {"Bob": "K", "Cy": "5 5"})
+        assert actions.stored_points(game) == {1: {"Ann": 0, "Bob": 10, "Cy": 10}}
     finally:
         drop_app(app)
 

@@ -24,25 +24,10 @@ from scorekeeper.history import kept
 from scorekeeper.models import Game, GameRound, Player, Rating, Result, RoundChange, utcnow
 from scorekeeper.rules import paper as rules_paper
 from scorekeeper.rules import scoring
-from tests.helpers import (
-    add_member,
-    db_snapshot,
-    element_text,
-    game_status,
-    input_value,
-    input_values,
-    inputs,
-    make_app,
-    our_family,
-    player_ids,
-    record,
-    round_data,
-    score_url,
-    stored_points,
-    strict_client,
-    text_of,
-    version_of,
-)
+from tests.actions import GameActions
+from tests.databases import db_snapshot, make_app, strict_client
+from tests.pages import element_text, input_value, input_values, inputs, round_data, score_url, text_of
+from tests.random_games import our_family
 from tests.test_printing import pdf_text
 
 DAY = date(2024, 3, 9)
@@ -97,9 +82,10 @@ def grid_data(page, ids: dict[str, int], rows: dict, out: dict | None = None) ->
 
 
 def fill_grid(client, app, game_id: int, rows: dict, out: dict | None = None):
+    actions = GameActions(app=app)
     page = client.get(f"/games/{game_id}/paper")
     assert page.status_code == 200, text_of(page)
-    return client.post(f"/games/{game_id}/paper", data=grid_data(page, player_ids(app, game_id), rows, out))
+    return client.post(f"/games/{game_id}/paper", data=grid_data(page, actions.player_ids(game_id), rows, out))
 
 
 def count_rows(app) -> dict[str, int]:
@@ -135,7 +121,7 @@ def test_a_day_still_to_come_is_refused_next_to_the_date_and_the_seating_keeps_w
     assert count_rows(app) == before
 
 
-def test_the_seating_page_offers_today_and_a_past_day_starts_an_ordinary_game_of_that_day(client, app):
+def test_the_seating_page_offers_today_and_a_past_day_starts_an_ordinary_game_of_that_day(client, app, actions):
     step1 = seating_page(client, "family-7", ["Ann", "Bob", "Cy"])
     assert input_value(step1, "played_on") == utcnow().date().isoformat()
     assert "Type scores from paper" in text_of(step1) and "Start game" in text_of(step1)
@@ -155,9 +141,9 @@ def test_the_seating_page_offers_today_and_a_past_day_starts_an_ordinary_game_of
 
     # Played hand by hand, its hands were really recorded now: it ends now (its links last a day
     # from now), and the history still lists it under its own day.
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     for number in range(1, 8):
-        record(client, ids, game_id, number, "Ann", {"Bob": "K", "Cy": 15})
+        actions.record(ids, game_id, number, "Ann", {"Bob": "K", "Cy": 15})
     with app.app_context():
         game = db.session.get(Game, game_id)
         assert game.status == "finished" and game.finished_at.date() == utcnow().date()
@@ -187,7 +173,7 @@ def test_start_game_takes_a_day_still_to_come_for_nothing(app):
 # -- 2. the grid --------------------------------------------------------------------------------
 
 
-def test_a_complete_grid_finishes_the_game_on_its_day_with_the_totals_and_winner(client, app, runner, tmp_path):
+def test_a_complete_grid_finishes_the_game_on_its_day_with_the_totals_and_winner(client, app, runner, tmp_path, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
     page = client.get(f"/games/{game_id}/paper")
     text = text_of(page)
@@ -195,14 +181,14 @@ def test_a_complete_grid_finishes_the_game_on_its_day_with_the_totals_and_winner
     assert {f.get("inputmode") for f in inputs(page) if f.get("name", "").startswith("r")} == {"numeric"}
 
     saved = client.post(f"/games/{game_id}/paper",
-                        data=grid_data(page, player_ids(app, game_id), FAMILY_7_SHEET, FAMILY_7_OUT))
+                        data=grid_data(page, actions.player_ids(game_id), FAMILY_7_SHEET, FAMILY_7_OUT))
     assert saved.status_code == 302 and saved.headers["Location"] == f"/games/{game_id}/standings"
     standings = text_of(client.get(saved.headers["Location"]))
     assert "Rounds 1–7 saved from the paper sheet: the game is over." in standings
     assert "Total 80 65 150 165" in standings
     assert "Bob wins" in standings and "with 65 points, the lowest total after 7 rounds" in standings
-    assert game_status(app, game_id) == "finished"
-    assert stored_points(app, game_id)[2] == {"Ann": 10, "Bob": 0, "Cy": 40, "Di": 45}
+    assert actions.game_status(game_id) == "finished"
+    assert actions.stored_points(game_id)[2] == {"Ann": 10, "Bob": 0, "Cy": 40, "Di": 45}
 
     with app.app_context():
         game = db.session.get(Game, game_id)
@@ -232,7 +218,7 @@ def test_a_complete_grid_finishes_the_game_on_its_day_with_the_totals_and_winner
     assert "Total 80 65 150 165" in pdf and "Winner: Bob (65)" in pdf
 
 
-def test_shanghai_10_going_out_blind_is_written_as_minus_25_or_minus_50(client, app):
+def test_shanghai_10_going_out_blind_is_written_as_minus_25_or_minus_50(client, app, actions):
     game_id = start_paper_game(client, "shanghai-10", ["Ann", "Bob", "Cy"])
     page = client.get(f"/games/{game_id}/paper")
     assert "out: 0, −25 or −50" in text_of(page)
@@ -242,9 +228,9 @@ def test_shanghai_10_going_out_blind_is_written_as_minus_25_or_minus_50(client, 
     rows[2] = {"Ann": "20", "Bob": "\u221225", "Cy": "10"}   # the minus sign U+2212: out blind, with a joker
     rows[3] = {"Ann": "15", "Bob": "25", "Cy": "-50"}        # a hyphen: out blind, no joker
     rows[4] = {"Ann": " 10 ", "Bob": "\u2013 25", "Cy": "5"}  # an en dash, spaces around
-    saved = client.post(f"/games/{game_id}/paper", data=grid_data(page, player_ids(app, game_id), rows))
+    saved = client.post(f"/games/{game_id}/paper", data=grid_data(page, actions.player_ids(game_id), rows))
     assert saved.status_code == 302, text_of(saved)
-    points = stored_points(app, game_id)
+    points = actions.stored_points(game_id)
     assert points[2] == {"Ann": 20, "Bob": -25, "Cy": 10}
     assert points[3] == {"Ann": 15, "Bob": 25, "Cy": -50}
     assert points[4] == {"Ann": 10, "Bob": -25, "Cy": 5}
@@ -275,10 +261,10 @@ BAD_GRIDS = {
 
 
 @pytest.mark.parametrize("case", list(BAD_GRIDS))
-def test_a_problem_is_shown_next_to_its_cell_or_round_and_nothing_is_written(client, app, case):
+def test_a_problem_is_shown_next_to_its_cell_or_round_and_nothing_is_written(client, app, case, actions):
     changes, taps, where, message = BAD_GRIDS[case]
     game_id = start_paper_game(client, "family-7", FOUR)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     rows = {n: {**cells, **changes.get(n, {})} for n, cells in FAMILY_7_SHEET.items()}
     out = {**FAMILY_7_OUT, **taps}
     out = {n: name for n, name in out.items() if name}
@@ -306,9 +292,9 @@ def test_a_problem_is_shown_next_to_its_cell_or_round_and_nothing_is_written(cli
         assert input_value(page, "out-2") == str(ids["Bob"])
 
 
-def test_two_going_out_scores_mark_both_cells_like_any_other_problem(client, app):
+def test_two_going_out_scores_mark_both_cells_like_any_other_problem(client, app, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     rows = {**FAMILY_7_SHEET, 5: {"Ann": "0", "Bob": "0", "Cy": "20", "Di": "5"}}  # Bob's 10 written as 0
     page = fill_grid(client, app, game_id, rows, FAMILY_7_OUT)
     assert "Ann and Bob each have a going-out score (0)" in element_text(page, "round-5-note")
@@ -333,25 +319,25 @@ def running(rows: dict, start: dict[str, int] | None = None) -> dict:
     return written
 
 
-def test_a_sheet_of_running_totals_is_typed_as_it_is_and_its_rounds_read_as_points(client, app):
+def test_a_sheet_of_running_totals_is_typed_as_it_is_and_its_rounds_read_as_points(client, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
     page = client.get(f"/games/{game_id}/paper")
     assert "The sheet's numbers are each round's points running totals" in text_of(page)
-    data = grid_data(page, player_ids(app, game_id), running(FAMILY_7_SHEET), FAMILY_7_OUT)
+    data = grid_data(page, actions.player_ids(game_id), running(FAMILY_7_SHEET), FAMILY_7_OUT)
     # As points they make no sense (Cy's 90 in round 2 leaves too many cards): the grid says what they look like.
     hinted = client.post(f"/games/{game_id}/paper", data=data)
     assert hinted.status_code == 200
     assert "These numbers read as running totals , each round added to the one above" in text_of(hinted)
     saved = client.post(f"/games/{game_id}/paper", data={**data, "sheet": "running"})
     assert saved.status_code == 302, text_of(saved)
-    assert stored_points(app, game_id)[2] == {"Ann": 10, "Bob": 0, "Cy": 40, "Di": 45}
+    assert actions.stored_points(game_id)[2] == {"Ann": 10, "Bob": 0, "Cy": 40, "Di": 45}
     assert "Total 80 65 150 165" in text_of(client.get(f"/games/{game_id}/standings"))
 
 
-def test_running_totals_continue_from_the_rounds_already_scored_and_a_wrong_one_says_what_it_makes(client, app):
+def test_running_totals_continue_from_the_rounds_already_scored_and_a_wrong_one_says_what_it_makes(client, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": 15, "Di": "5"})  # 0 20 15 5
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": 15, "Di": "5"})  # 0 20 15 5
     rest = running({n: cells for n, cells in FAMILY_7_SHEET.items() if n > 1},
                    {"Ann": 0, "Bob": 20, "Cy": 15, "Di": 5})
     wrong = {**rest, 3: {**rest[3], "Cy": "57"}}  # Cy's 55 miswritten: 2 points this round
@@ -367,10 +353,10 @@ def test_running_totals_continue_from_the_rounds_already_scored_and_a_wrong_one_
     assert "Total 80 60 115 160" in text_of(client.get(f"/games/{game_id}/standings"))
 
 
-def test_a_grid_sent_twice_stores_its_rounds_once(client, app):
+def test_a_grid_sent_twice_stores_its_rounds_once(client, app, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
     page = client.get(f"/games/{game_id}/paper")
-    data = grid_data(page, player_ids(app, game_id), FAMILY_7_SHEET, FAMILY_7_OUT)
+    data = grid_data(page, actions.player_ids(game_id), FAMILY_7_SHEET, FAMILY_7_OUT)
     first = client.post(f"/games/{game_id}/paper", data=data)
     assert first.status_code == 302
     after_first = db_snapshot(app)
@@ -383,12 +369,12 @@ def test_a_grid_sent_twice_stores_its_rounds_once(client, app):
         assert sorted(changes) == [1, 2, 3, 4, 5, 6, 7]
 
 
-def test_a_grid_gone_stale_on_another_phone_says_so_keeps_what_was_typed_and_saves_next_time(client, app):
+def test_a_grid_gone_stale_on_another_phone_says_so_keeps_what_was_typed_and_saves_next_time(client, app, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     grid = client.get(f"/games/{game_id}/paper")
     # Meanwhile, another phone scores round 1 from its cards and counts a buy in round 2.
-    record(client, ids, game_id, 1, "Di", {"Ann": "K", "Bob": "5", "Cy": "A"})
+    actions.record(ids, game_id, 1, "Di", {"Ann": "K", "Bob": "5", "Cy": "A"})
     client.post(f"/games/{game_id}/rounds/2/buy", data={"player": ids["Cy"]})
     before = db_snapshot(app)
 
@@ -407,7 +393,7 @@ def test_a_grid_gone_stale_on_another_phone_says_so_keeps_what_was_typed_and_sav
     saved = client.post(f"/games/{game_id}/paper", data=again)
     assert saved.headers["Location"] == f"/games/{game_id}/standings"
     assert "Rounds 2–7 saved from the paper sheet: the game is over." in text_of(client.get(saved.headers["Location"]))
-    points = stored_points(app, game_id)
+    points = actions.stored_points(game_id)
     assert points[1] == {"Ann": 10, "Bob": 5, "Cy": 15, "Di": 0} and points[7] == {"Ann": 15, "Bob": 5, "Cy": 0, "Di": 60}
     with app.app_context():
         buys = db.session.execute(sa.select(Result.buys).join(Result.round).where(
@@ -415,10 +401,10 @@ def test_a_grid_gone_stale_on_another_phone_says_so_keeps_what_was_typed_and_sav
     assert buys == 1  # the buy counted on the round screen is kept
 
 
-def test_a_round_refused_while_storing_leaves_every_round_unwritten(client, app):
+def test_a_round_refused_while_storing_leaves_every_round_unwritten(client, app, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
     page = client.get(f"/games/{game_id}/paper")
-    form = grid_data(page, player_ids(app, game_id), FAMILY_7_SHEET, FAMILY_7_OUT)
+    form = grid_data(page, actions.player_ids(game_id), FAMILY_7_SHEET, FAMILY_7_OUT)
     before = db_snapshot(app)
     with app.app_context():
         game = service.load_game(our_family(), game_id)
@@ -431,10 +417,10 @@ def test_a_round_refused_while_storing_leaves_every_round_unwritten(client, app)
     assert db_snapshot(app) == before
 
 
-def test_the_grid_continues_a_game_in_progress_from_its_round_screen(client, app):
+def test_the_grid_continues_a_game_in_progress_from_its_round_screen(client, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": 15, "Di": "5"})
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": 15, "Di": "5"})
     page = client.get(f"/games/{game_id}/paper")
     assert input_value(page, f"r1-p{ids['Bob']}") is None and input_value(page, f"r2-p{ids['Bob']}") == ""
     assert "Round 1 Two sets scored 0 ★ 20 15 5" in text_of(page)
@@ -445,9 +431,9 @@ def test_the_grid_continues_a_game_in_progress_from_its_round_screen(client, app
     assert "Total 80 60 115 160" in text_of(client.get(f"/games/{game_id}/standings"))
 
 
-def test_the_grid_is_the_familys_and_only_for_a_game_still_being_played(client, app):
+def test_the_grid_is_the_familys_and_only_for_a_game_still_being_played(client, app, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
-    add_member(app, "Other family", "olga")
+    actions.add_member("Other family", "olga")
     olga = strict_client(app, "olga")
     assert olga.get(f"/games/{game_id}/paper").status_code == 404
     assert olga.post(f"/games/{game_id}/paper", data={}).status_code == 404
@@ -561,13 +547,13 @@ def test_a_past_game_typed_in_after_later_games_counts_as_if_played_in_its_place
 # -- 3. the card entry: a typed total no cards make ----------------------------------------------
 
 
-def test_the_card_entry_refuses_a_total_no_cards_can_make(client, app):
+def test_the_card_entry_refuses_a_total_no_cards_can_make(client, app, actions):
     step1 = seating_page(client, "family-7", ["Ann", "Bob", "Cy"])
     game_id = int(client.post("/games/new/seating", data=seating_data(step1, "family-7"))
                   .headers["Location"].rsplit("/", 1)[1])
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     before = db_snapshot(app)
-    data = round_data(ids, "Ann", {"Bob": 7, "Cy": "K"}, version_of(client, game_id, 1))
+    data = round_data(ids, "Ann", {"Bob": 7, "Cy": "K"}, actions.version_of(game_id, 1))
     page = client.post(score_url(game_id, 1), data=data)
     assert page.status_code == 200
     assert ("7 is not a total cards left in a hand can make in round 1: every card counts a multiple of 5."
@@ -580,8 +566,8 @@ def test_the_card_entry_refuses_a_total_no_cards_can_make(client, app):
             record_round(game, 1, [rules.Hand(ids["Ann"], went_out=True), rules.Hand(ids["Bob"], hand_total=12),
                                    rules.Hand(ids["Cy"], hand_total=10)], 0, by="test")
     assert db_snapshot(app) == before
-    record(client, ids, game_id, 1, "Ann", {"Bob": 35, "Cy": "K"})
-    assert stored_points(app, game_id)[1] == {"Ann": 0, "Bob": 35, "Cy": 10}
+    actions.record(ids, game_id, 1, "Ann", {"Bob": 35, "Cy": "K"})
+    assert actions.stored_points(game_id)[1] == {"Ann": 0, "Bob": 35, "Cy": 10}
 
 
 # -- the rules core's part ----------------------------------------------------------------------

@@ -6,7 +6,8 @@ no tag ever earns a 304 for a game that is not the asker's."""
 from __future__ import annotations
 
 from scorekeeper.extensions import counting_statements
-from tests.helpers import add_member, new_game, player_ids, record, set_cookie, strict_client
+from tests.databases import strict_client
+from tests.pages import set_cookie
 from tests.test_booklet import fake_renderer, seed_seasons
 from tests.test_printing import pdf_text, play_two_rounds
 from tests.test_sharing import share
@@ -34,22 +35,22 @@ def test_a_sheet_asked_again_with_its_etag_is_304_without_reading_the_game(app, 
     assert len(held) <= 1 < len(missed)  # the sign-in's own look-up at most
 
 
-def test_a_hand_recorded_in_between_gives_a_new_pdf_with_it(app, client):
+def test_a_hand_recorded_in_between_gives_a_new_pdf_with_it(client, actions):
     game_id = play_two_rounds(client)
     url = f"/games/{game_id}/sheet.pdf"
     etag = client.get(url).headers["ETag"]
-    record(client, player_ids(app, game_id), game_id, 3, "Ann", {"Bob": "5", "Cy": "5"})
+    actions.record(actions.player_ids(game_id), game_id, 3, "Ann", {"Bob": "5", "Cy": "5"})
     changed = client.get(url, headers={"If-None-Match": etag})
     assert changed.status_code == 200 and changed.headers["ETag"] != etag
     assert "Total 15 25 70" in pdf_text(changed.data)[1]  # 15 20 65 before, then 0 5 5
 
 
-def test_another_family_gets_404_whatever_tag_it_sends(app, client):
+def test_another_family_gets_404_whatever_tag_it_sends(app, client, actions):
     game_id = play_two_rounds(client)
     owners = client.get(f"/games/{game_id}/sheet.pdf").headers["ETag"]
-    add_member(app, "The Joneses", "jasper")
+    actions.add_member("The Joneses", "jasper")
     jones = strict_client(app, "jasper")
-    their_game = new_game(jones, "family-7", ["Jasper", "Jemima", "Jolyon"], first_dealer="Jasper")
+    their_game = actions.on(jones).new_game("family-7", ["Jasper", "Jemima", "Jolyon"], first_dealer="Jasper")
     theirs = jones.get(f"/games/{their_game}/sheet.pdf").headers["ETag"]
     for tag in (owners, theirs, "*", f"{owners}, {theirs}", owners.strip('"')):
         for path in (f"/games/{game_id}/sheet.pdf", f"/games/{game_id}/rules.pdf", "/games/99999/sheet.pdf"):
@@ -76,7 +77,7 @@ def test_each_paper_has_its_own_tag_and_the_remembered_paper_counts(client):
     assert client.get(url, headers={"If-None-Match": letter}).status_code == 200
 
 
-def test_a_game_s_rule_card_is_304_without_reading_the_game_and_new_after_a_change(app, client):
+def test_a_game_s_rule_card_is_304_without_reading_the_game_and_new_after_a_change(app, client, actions):
     game_id = play_two_rounds(client)
     url = f"/games/{game_id}/rules.pdf"
     first = client.get(url)
@@ -85,14 +86,14 @@ def test_a_game_s_rule_card_is_304_without_reading_the_game_and_new_after_a_chan
     with counting_statements(app) as held:
         again = client.get(url, headers={"If-None-Match": etag})
     assert again.status_code == 304 and not reads_a_game(held)
-    client.post(f"/games/{game_id}/rounds/3/buy", data={"player": player_ids(app, game_id)["Bob"]})
+    client.post(f"/games/{game_id}/rounds/3/buy", data={"player": actions.player_ids(game_id)["Bob"]})
     assert client.get(url, headers={"If-None-Match": etag}).status_code == 200
 
 
-def test_a_keeper_link_s_tag_is_for_its_own_game_only(app, client):
+def test_a_keeper_link_s_tag_is_for_its_own_game_only(app, client, actions):
     page = "rules.pdf"  # the PDF a score keeper's link opens
-    game_x = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    game_y = new_game(client, "family-7", ["Di", "Ed", "Flo"], first_dealer="Di")
+    game_x = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    game_y = actions.new_game("family-7", ["Di", "Ed", "Flo"], first_dealer="Di")
     phone = strict_client(app, None)
     phone.get(share(client, game_x, "keep"))
     first = phone.get(f"/games/{game_x}/{page}")
@@ -121,7 +122,7 @@ def test_the_tag_is_the_same_for_the_same_document_and_changes_with_the_family_n
     assert "The Smiths" in pdf_text(renamed.data)[1]
 
 
-def test_a_yearbook_asked_again_with_its_etag_is_304_without_reading_a_game(app, client, monkeypatch):
+def test_a_yearbook_asked_again_with_its_etag_is_304_without_reading_a_game(app, client, monkeypatch, actions):
     fake_renderer(monkeypatch)
     seed_seasons(app, client)
     url = "/seasons/2026/booklet.pdf"
@@ -129,5 +130,5 @@ def test_a_yearbook_asked_again_with_its_etag_is_304_without_reading_a_game(app,
     with counting_statements(app) as held:
         again = client.get(url, headers={"If-None-Match": etag})
     assert again.status_code == 304 and not reads_a_game(held) and len(held) <= 1
-    add_member(app, "The Joneses", "jasper")
+    actions.add_member("The Joneses", "jasper")
     assert strict_client(app, "jasper").get(url, headers={"If-None-Match": etag}).status_code == 404  # none of theirs

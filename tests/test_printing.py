@@ -14,7 +14,7 @@ from pypdf import PdfReader
 
 from scorekeeper import rules
 from scorekeeper.printing import documents
-from tests.helpers import text_of
+from tests.pages import text_of
 
 PNG_DIR = Path(__file__).parent / "screenshots" / "pdf"
 PLAYERS_8 = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]

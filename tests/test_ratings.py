@@ -20,17 +20,10 @@ from scorekeeper.models import Game, Player, Rating
 from scorekeeper.rules.ratings import new_skill, rate, replay
 from scorekeeper.transfer import checks, importing
 from scorekeeper.transfer.export import export_json
-from tests.helpers import (
-    make_app,
-    new_game,
-    our_family,
-    play_random_hand,
-    player_ids,
-    random_action,
-    record,
-    start_game,
-    text_of,
-)
+from tests.actions import GameActions
+from tests.databases import make_app
+from tests.pages import text_of
+from tests.random_games import our_family, play_random_hand, random_action, start_game
 
 # -- the model ----------------------------------------------------------------------------------
 
@@ -140,18 +133,19 @@ def test_deleting_an_early_game_rates_the_later_ones_again(app):
 
 
 def _finish_two_player_game(app, client) -> int:
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+    actions = GameActions(client, app)
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     for number in range(1, 8):
-        record(client, ids, game_id, number, "Ann", {"Bob": "K", "Cy": "5"})
+        actions.record(ids, game_id, number, "Ann", {"Bob": "K", "Cy": "5"})
     return game_id
 
 
-def test_a_finished_games_standings_show_each_rating_change(app, client):
+def test_a_finished_games_standings_show_each_rating_change(app, client, actions):
     game_id = _finish_two_player_game(app, client)
     with app.app_context():
         changes = ratings.game_changes(game_id)
-        ids = player_ids(app, game_id)
+        ids = actions.player_ids(game_id)
     ann, bob = changes[ids["Ann"]], changes[ids["Bob"]]
     assert ann.change > 0 > bob.change
     page = text_of(client.get(f"/games/{game_id}/standings"))
@@ -162,9 +156,9 @@ def test_a_finished_games_standings_show_each_rating_change(app, client):
     assert (ann.games, bob.games) == (1, 1)
 
 
-def test_the_players_list_and_profile_show_the_rating_with_what_it_means(app, client):
+def test_the_players_list_and_profile_show_the_rating_with_what_it_means(app, client, actions):
     game_id = _finish_two_player_game(app, client)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     with app.app_context():
         shown = ratings.shown_now(1, ids.values())
     players = text_of(client.get("/players"))

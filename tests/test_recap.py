@@ -11,7 +11,8 @@ import re
 from datetime import UTC, date, datetime, timedelta
 
 from scorekeeper.rules.recap import Catch, NightRecord, RoundPlay, WentOut, game_recap
-from tests.helpers import add_member, player_ids, record, strict_client, text_of
+from tests.databases import strict_client
+from tests.pages import text_of
 from tests.test_history import play, set_start
 from tests.test_sharing import share
 
@@ -280,7 +281,7 @@ def test_the_first_evening_under_new_rules_breaks_no_score_record_but_may_break_
         "\nRecords: most hands won in one game, Ann 8; stuck most often in one game, Cy 3.")
 
 
-def test_a_score_keepers_link_sees_the_recap_but_not_the_familys_records(client, app):
+def test_a_score_keepers_link_sees_the_recap_but_not_the_familys_records(client, app, actions):
     names = ["Ann", "Bob", "Cy"]
     earlier = play(client, app, "family-7", names, EARLIER, skip_first_hand=True)
     set_start(app, earlier, days_ago(7, 20))
@@ -288,7 +289,7 @@ def test_a_score_keepers_link_sees_the_recap_but_not_the_familys_records(client,
     keep = share(client, game_id, "keep")
     phone = strict_client(app, None)
     assert phone.get(keep).status_code == 302
-    record(phone, player_ids(app, game_id), game_id, 7, *BREAKER[5][1:3], laid_down=names)
+    actions.on(phone).record(actions.player_ids(game_id), game_id, 7, *BREAKER[5][1:3], laid_down=names)
 
     assert record_lines(client.get(f"/games/{game_id}/standings"))  # the family sees them
     seen = phone.get(f"/games/{game_id}/standings")
@@ -297,7 +298,7 @@ def test_a_score_keepers_link_sees_the_recap_but_not_the_familys_records(client,
     assert record_lines(seen) == [] and "Record" not in share_text(seen)
 
 
-def test_a_member_of_another_family_on_a_score_keepers_link_sees_that_game_only(client, app):
+def test_a_member_of_another_family_on_a_score_keepers_link_sees_that_game_only(client, app, actions):
     """Signed in elsewhere is no key to this family: the link shows its one game, as to anyone."""
     names = ["Ann", "Bob", "Cy"]
     earlier = play(client, app, "family-7", names, EARLIER, skip_first_hand=True)
@@ -306,7 +307,7 @@ def test_a_member_of_another_family_on_a_score_keepers_link_sees_that_game_only(
     keep = share(client, game_id, "keep")
     assert record_lines(client.get(f"/games/{game_id}/standings"))  # the family's own member sees them
 
-    add_member(app, "The Joneses", "jones")
+    actions.add_member("The Joneses", "jones")
     jones = strict_client(app, "jones")
     assert jones.get(keep).status_code == 302
     seen = jones.get(f"/games/{game_id}/standings")

@@ -21,20 +21,9 @@ import sqlalchemy as sa
 
 from scorekeeper.extensions import db
 from scorekeeper.models import PAPER, SHEET, TABLE, GameRound, PlayerGame, utcnow
-from tests.helpers import (
-    drop_app,
-    make_app,
-    new_game,
-    player_ids,
-    review_lines,
-    review_then_save,
-    round_data,
-    score_url,
-    strict_client,
-    text_of,
-    texts_by_class,
-    version_of,
-)
+from tests.actions import GameActions
+from tests.databases import drop_app, make_app, strict_client
+from tests.pages import review_lines, round_data, score_url, text_of, texts_by_class
 from tests.test_history import play, table_rows
 from tests.test_paper_game import FAMILY_7_OUT, FAMILY_7_SHEET, fill_grid, start_paper_game
 from tests.test_printing import pdf_text
@@ -86,7 +75,7 @@ def test_each_hand_says_how_it_was_recorded(mixed):
 
 def test_buys_per_hand_count_only_the_hands_that_recorded_buys(mixed):
     app, client, games = mixed
-    ids = player_ids(app, games["table"])
+    ids = GameActions(app=app).player_ids(games["table"])
     tiles = texts_by_class(client.get(f"/players/{ids['Ann']}"), "stat")
     assert any(tile.endswith("hands won (went out) of 28") for tile in tiles)
     # 7 buys in the 7 hands played at the table: 1.00, not the 0.25 of 7 buys over all 28 hands.
@@ -98,7 +87,7 @@ def test_buys_per_hand_count_only_the_hands_that_recorded_buys(mixed):
 
 def test_a_player_of_paper_games_only_has_no_buys_or_times_stuck_recorded(mixed):
     app, client, games = mixed
-    eve = player_ids(app, games["paper"])["Eve"]
+    eve = GameActions(app=app).player_ids(games["paper"])["Eve"]
     tiles = texts_by_class(client.get(f"/players/{eve}"), "stat")
     assert "– times stuck and buys: not recorded (games from paper or a spreadsheet)" in tiles
     assert not any("buys per hand" in tile or tile.startswith("0 times stuck") for tile in tiles)
@@ -219,16 +208,16 @@ def test_a_winning_streak_counts_the_games_the_player_played_and_an_average_is_r
 # -- the review of a correction -----------------------------------------------------------------------------
 
 
-def test_correcting_an_earlier_round_reviews_the_totals_after_that_round(client, app):
-    game_id = new_game(client, "family-7", ["Grandma", "Lee", "Sam"], first_dealer="Grandma", skip_first_hand=True)
-    ids = player_ids(app, game_id)
+def test_correcting_an_earlier_round_reviews_the_totals_after_that_round(client, actions):
+    game_id = actions.new_game("family-7", ["Grandma", "Lee", "Sam"], first_dealer="Grandma", skip_first_hand=True)
+    ids = actions.player_ids(game_id)
     for number, hands in ((2, {"Lee": "K", "Sam": "5"}), (3, {"Lee": "Q Q", "Sam": "5"}),
                           (4, {"Lee": "5", "Sam": "A"})):
-        review_then_save(client, game_id, number,
-                         round_data(ids, "Grandma", hands, version_of(client, game_id, number), laid_down=list(ids)))
+        actions.review_then_save(game_id, number,
+                                 round_data(ids, "Grandma", hands, actions.version_of(game_id, number), laid_down=list(ids)))
     # After round 2: Grandma 0, Lee 10, Sam 5; after round 3: Lee 30, Sam 10; after round 4: Lee 35, Sam 25.
     review = client.post(score_url(game_id, 3), data={**round_data(
-        ids, "Lee", {"Grandma": "5 5", "Sam": "5"}, version_of(client, game_id, 3), laid_down=list(ids)),
+        ids, "Lee", {"Grandma": "5 5", "Sam": "5"}, actions.version_of(game_id, 3), laid_down=list(ids)),
         "action": "review"})
     # Round 3 corrected: Grandma 10, Lee 0, Sam 5; the totals after round 3, as the standings will show them.
     assert review_lines(review) == {"Grandma": (10, 10), "Lee": (0, 10), "Sam": (5, 10)}

@@ -12,15 +12,8 @@ import pytest
 from scorekeeper.printing import documents
 from scorekeeper.rules import VARIANTS, Reminder, Variant, get_variant, round_reminders
 from scorekeeper.rules.variants import LATER_FIELDS
-from tests.helpers import (
-    element_text,
-    new_game,
-    player_ids,
-    record,
-    strict_client,
-    text_of,
-    texts_by_class,
-)
+from tests.databases import strict_client
+from tests.pages import element_text, text_of, texts_by_class
 from tests.test_printing import pdf_text
 
 # -- variants.md, transcribed by hand ------------------------------------------------------
@@ -178,8 +171,8 @@ def tap(client, game_id: int, number: int, button: str, player_id: int, **fields
 
 
 @pytest.mark.parametrize("key", sorted(SPEC))
-def test_round_screen_shows_this_rounds_reminders_and_links_to_the_rules(client, app, key):
-    game_id = new_game(client, key, ["Ann", "Bob", "Cy"], first_dealer="Ann")
+def test_round_screen_shows_this_rounds_reminders_and_links_to_the_rules(client, app, key, actions):
+    game_id = actions.new_game(key, ["Ann", "Bob", "Cy"], first_dealer="Ann")
     screen = client.get(f"/games/{game_id}")
     assert "Rules this round" in text_of(screen)
     for reminder in round_reminders(get_variant(key), get_variant(key).round(1)):
@@ -191,9 +184,9 @@ def test_round_screen_shows_this_rounds_reminders_and_links_to_the_rules(client,
     assert get_variant(key).name in text_of(visitor.get(link.group(1)))
 
 
-def test_buys_left_count_down_for_each_player(client, app):
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_buys_left_count_down_for_each_player(client, actions):
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     screen = client.get(f"/games/{game_id}")
     assert element_text(screen, "buys-left") == "Buys left: Ann 4, Bob 4, Cy 4."
     screen = tap(client, game_id, 1, "buy", ids["Bob"])
@@ -205,22 +198,22 @@ def test_buys_left_count_down_for_each_player(client, app):
     assert element_text(screen, "buys-left") == "Buys left: Ann 4, Bob 3, Cy 1."
 
 
-def test_the_buy_limit_follows_the_round(client, app):
+def test_the_buy_limit_follows_the_round(client, actions):
     """shanghai-10: 3 buys in deals 1–8, 4 in deals 9–10."""
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     assert "Up to 3 buys each this round." in element_text(client.get(f"/games/{game_id}"), "reminder-buying")
     for number in range(1, 9):
-        record(client, ids, game_id, number, "Ann", {"Bob": "K"})
+        actions.record(ids, game_id, number, "Ann", {"Bob": "K"})
     screen = tap(client, game_id, 9, "buy", ids["Bob"])
     assert "Up to 4 buys each this round." in element_text(screen, "reminder-buying")
     assert element_text(screen, "buys-left") == "Buys left: Ann 4, Bob 3."
     assert "At most 1 joker in a set of 3 and 2 in a run of 5." in element_text(screen, "reminder-wild")
 
 
-def test_a_player_who_laid_down_is_named_where_that_stops_buying(client, app):
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_a_player_who_laid_down_is_named_where_that_stops_buying(client, actions):
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     assert element_text(client.get(f"/games/{game_id}"), "down-no-buy") == ""
     tap(client, game_id, 1, "down", ids["Bob"], laid_down="1")
     screen = tap(client, game_id, 1, "down", ids["Ann"], laid_down="1")
@@ -231,9 +224,9 @@ def test_a_player_who_laid_down_is_named_where_that_stops_buying(client, app):
     assert element_text(screen, "down-no-buy") == "Laid down, so not buying: Bob."
 
 
-def test_where_laid_down_players_may_buy_nobody_is_named(client, app):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_where_laid_down_players_may_buy_nobody_is_named(client, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     screen = tap(client, game_id, 1, "down", ids["Cy"], laid_down="1")
     assert element_text(screen, "reminder-no-buying") == ""
     assert element_text(screen, "down-no-buy") == ""

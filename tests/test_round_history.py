@@ -6,17 +6,8 @@ from scorekeeper import families, rules
 from scorekeeper.extensions import db
 from scorekeeper.games import hands, service
 from scorekeeper.models import PlayerGame, RoundChange
-from tests.helpers import (
-    add_member,
-    element_text,
-    new_game,
-    player_ids,
-    record,
-    round_data,
-    score_url,
-    strict_client,
-    text_of,
-)
+from tests.databases import strict_client
+from tests.pages import element_text, round_data, score_url, text_of
 
 
 def history_lines(client, game_id: int) -> list[str]:
@@ -24,15 +15,15 @@ def history_lines(client, game_id: int) -> list[str]:
     return [line.strip() for line in element_text(page, "changes").split(" Round ")][1:]
 
 
-def test_record_edit_and_undo_are_listed_with_who_and_the_points_that_moved(client, app):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_record_edit_and_undo_are_listed_with_who_and_the_points_that_moved(client, app, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     assert "Changes to scored rounds" not in text_of(client.get(f"/games/{game_id}/standings"))
 
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})  # Bob 10, Cy 5
-    add_member(app, "Our family", "grandma")
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})  # Bob 10, Cy 5
+    actions.add_member("Our family", "grandma")
     grandma = strict_client(app, "grandma")
-    record(grandma, ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": "5"})  # a correction: Bob 20
+    actions.on(grandma).record(ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": "5"})  # a correction: Bob 20
     grandma.post(f"/games/{game_id}/undo", data={"number": "1"})
 
     lines = history_lines(client, game_id)  # newest first
@@ -52,10 +43,10 @@ def test_record_edit_and_undo_are_listed_with_who_and_the_points_that_moved(clie
         assert all(c.at is not None for c in changes)
 
 
-def test_a_refused_save_leaves_no_line_in_the_history(client, app):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+def test_a_refused_save_leaves_no_line_in_the_history(client, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
     # A second tap of the first form, still on version 0.
     client.post(score_url(game_id, 1), data=round_data(ids, "Ann", {"Bob": "K", "Cy": "5"}, 0))
     assert len(history_lines(client, game_id)) == 1

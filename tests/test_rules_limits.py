@@ -20,8 +20,9 @@ from scorekeeper.printing import documents
 from scorekeeper.rules import limits
 from scorekeeper.rules.house import variant_problems, wild_suit_cards
 from scorekeeper.transfer import checks
-from tests.helpers import db_snapshot, element_text, new_game, player_ids, record, text_of
-from tests.test_fuzz import fuzz
+from tests.databases import db_snapshot
+from tests.fuzz_strategies import fuzz
+from tests.pages import element_text, text_of
 from tests.test_house_rules import editor
 from tests.test_printing import pdf_text
 
@@ -303,16 +304,16 @@ EIGHT = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 
 
 @pytest.fixture
-def largest_game(client, app) -> tuple[str, int]:
+def largest_game(client, actions) -> tuple[str, int]:
     """The largest rules as house rules, and a game of them: every hand recorded, every buy made."""
     page = import_rules_file(client, rules_file(LARGEST.to_dict()))
     assert page.status_code == 302, text_of(page)
     key = "house-" + page.headers["Location"].rsplit("/", 1)[1]
-    game_id = new_game(client, key, EIGHT, first_dealer="Ann")
-    ids = player_ids(app, game_id)
+    game_id = actions.new_game(key, EIGHT, first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     for number in range(1, limits.MOST_ROUNDS + 1):
-        record(client, ids, game_id, number, "Ann", {name: "K K JK" for name in EIGHT[1:]},
-               buys=dict.fromkeys(EIGHT, limits.MOST_BUYS))
+        actions.record(ids, game_id, number, "Ann", {name: "K K JK" for name in EIGHT[1:]},
+                       buys=dict.fromkeys(EIGHT, limits.MOST_BUYS))
     return key, game_id
 
 

@@ -11,7 +11,8 @@ import sqlalchemy as sa
 from scorekeeper.extensions import db
 from scorekeeper.history import ratings
 from scorekeeper.models import Player, Rating
-from tests.helpers import drop_app, make_app, strict_client, text_of
+from tests.databases import drop_app, make_app, strict_client
+from tests.pages import text_of
 from tests.test_history import play, set_start, table_rows
 
 # family-7 with hand 1 skipped: rounds 2-7. Everyone's cards each round; who went out scores 0.

@@ -21,23 +21,9 @@ from scorekeeper import create_app
 from scorekeeper.extensions import db
 from scorekeeper.models import SignInFailure
 from scorekeeper.web.security import InsecureConfig
-from tests.helpers import (
-    TEST_PASSWORD,
-    TEST_USERNAME,
-    db_snapshot,
-    input_value,
-    inputs,
-    make_app,
-    new_game,
-    opened_form,
-    player_ids,
-    record,
-    round_data,
-    score_url,
-    set_cookie,
-    strict_client,
-    text_of,
-)
+from tests.actions import GameActions
+from tests.databases import TEST_PASSWORD, TEST_USERNAME, db_snapshot, make_app, strict_client
+from tests.pages import input_value, inputs, round_data, score_url, set_cookie, text_of
 from tests.test_house_rules import GRAN, save
 from tests.test_printing import pdf_text
 from tests.test_sharing import share
@@ -62,11 +48,12 @@ def invite_path(client) -> str:
 
 def play_two_rounds(client, app, names) -> tuple[int, dict[str, int]]:
     """shanghai-10 with ``names`` (the first deals), rounds 1 and 2 recorded: (game id, ids)."""
-    game_id = new_game(client, "shanghai-10", names, first_dealer=names[0])
-    ids = player_ids(app, game_id)
+    actions = GameActions(client, app)
+    game_id = actions.new_game("shanghai-10", names, first_dealer=names[0])
+    ids = actions.player_ids(game_id)
     a, b, c = names[:3]
-    record(client, ids, game_id, 1, a, {b: "K K", c: 20})
-    record(client, ids, game_id, 2, b, {a: "5", c: "A JK"})
+    actions.record(ids, game_id, 1, a, {b: "K K", c: 20})
+    actions.record(ids, game_id, 2, b, {a: "5", c: "A JK"})
     return game_id, ids
 
 
@@ -79,11 +66,12 @@ def site_tour(tmp_path) -> dict[str, object]:
     client = strict_client(app)
     game_id, ids = play_two_rounds(client, app, ["Ann", "Bob", "Cy"])
     join_path = invite_path(client)
-    version, kept = opened_form(client, game_id, 3)
+    actions = GameActions(client)
+    version, kept = actions.opened_form(game_id, 3)
     review_data = {**kept, **round_data(ids, "Cy", {"Ann": "K", "Bob": 5}, version), "action": "review"}
     live, keep = share(client, game_id, "view"), share(client, game_id, "keep")
     rules_id = save(client, GRAN)
-    house_game = new_game(client, f"house-{rules_id}", ["Ann", "Bob"])
+    house_game = actions.new_game(f"house-{rules_id}", ["Ann", "Bob"])
     pages = {
         "home": client.get("/"),
         "home from the page cache": client.get("/"),
@@ -384,9 +372,10 @@ def guarded(tmp_path) -> Guarded:
     app = make_app(tmp_path, WTF_CSRF_ENABLED=True)
     client = strict_client(app)
     app.config["WTF_CSRF_ENABLED"] = False  # the table is set up quickly; every check runs with it on
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": 20})
+    actions = GameActions(client, app)
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": 20})
     assert client.post(f"/games/{game_id}/rounds/2/buy", data={"player": ids["Bob"]}).status_code == 302
     export = json.loads(client.get("/export.json").get_data(as_text=True))
     export["games"][0]["uid"] = "f" * 32  # another game, as from another phone's export
@@ -447,7 +436,7 @@ def csrf_request(g: Guarded, route: str):
              **{name: pid for name, pid in g.ids.items()}}
     client = g.client if as_member else strict_client(g.app, None)
     if data == "round":
-        version, kept = opened_form(client, g.game_id, 2)
+        version, kept = GameActions(client).opened_form(g.game_id, 2)
         return client, path.format(**names), {"data": {**kept, **round_data(g.ids, "Bob", {"Ann": 10, "Cy": 20},
                                                                              version)}}
     if data in ("file", "rules file"):
@@ -575,11 +564,11 @@ def test_names_are_escaped_on_the_live_scoreboard_and_the_share_page(app, client
 EVIL_RULES = '"><script>alert(1)</script> & <b>Bold</b>'
 
 
-def test_house_rules_names_are_escaped_on_every_page(app, client):
+def test_house_rules_names_are_escaped_on_every_page(client, actions):
     """A family's own rules are named (and sourced, and their event labelled) as typed: shown as
     text wherever they appear, and on the rule card as typed."""
     rules_id = save(client, {**GRAN, "name": EVIL_RULES, "source": EVIL_RULES, "event_label": EVIL_RULES})
-    game_id = new_game(client, f"house-{rules_id}", ["Ann", "Bob"])
+    game_id = actions.new_game(f"house-{rules_id}", ["Ann", "Bob"])
     shown = str(escape(EVIL_RULES))
     pages = ["/house-rules", f"/house-rules/{rules_id}", f"/house-rules/{rules_id}/edit",
              f"/house-rules/{rules_id}/delete", f"/house-rules/new?from=house-{rules_id}", "/games/new", "/print",
@@ -621,10 +610,10 @@ def test_score_sheet_pdf_shows_the_names_as_typed(client, hostile_names):
 FORMULA_NAMES = ['=HYPERLINK("http://x")', "+1", "-2", "@SUM(A1)"]
 
 
-def test_csv_export_neutralises_formulas_and_json_keeps_names_exact(app, client):
-    game_id = new_game(client, "shanghai-10", FORMULA_NAMES, first_dealer=FORMULA_NAMES[0])
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 1, "+1", {FORMULA_NAMES[0]: "K", "-2": "5 5", "@SUM(A1)": 30})
+def test_csv_export_neutralises_formulas_and_json_keeps_names_exact(client, actions):
+    game_id = actions.new_game("shanghai-10", FORMULA_NAMES, first_dealer=FORMULA_NAMES[0])
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "+1", {FORMULA_NAMES[0]: "K", "-2": "5 5", "@SUM(A1)": 30})
     rows = csv_rows(client.get("/export.csv").get_data(as_text=True))
     header, body = rows[0], [dict(zip(rows[0], row)) for row in rows[1:]]
     assert len(body) == 4

@@ -14,7 +14,7 @@ import ssl
 import pytest
 
 from scorekeeper.hosting import addresses
-from tests.helpers import input_value, text_of
+from tests.pages import input_value, text_of
 from tests.serve_process import ServeProcess, free_port
 from tests.test_accounts import new_family_data
 from tests.test_concurrency import Phone

@@ -18,7 +18,9 @@ from scorekeeper.extensions import db
 from scorekeeper.house_rules.service import import_house_rules
 from scorekeeper.models import FINISHED, Game, GameRound, PlayerGame, Result
 from scorekeeper.transfer.sheet_games import read_sheet
-from tests.helpers import db_snapshot, input_value, new_game, our_family, text_of, texts_by_class
+from tests.databases import db_snapshot
+from tests.pages import input_value, text_of, texts_by_class
+from tests.random_games import our_family
 
 F7 = rules.VARIANTS["family-7"]
 S10 = rules.VARIANTS["shanghai-10"]
@@ -278,8 +280,8 @@ def test_a_round_where_nobody_has_the_going_out_score_asks_and_the_blank_is_the_
     assert finished_totals(app)["2024-05-01"] == {"Ann": 50, "Bob": 70, "Cy": 115}
 
 
-def test_unknown_names_become_new_players_or_the_players_they_are(client, app):
-    new_game(client, "family-7", ["Ann", "Robert", "Cy"])
+def test_unknown_names_become_new_players_or_the_players_they_are(client, app, actions):
+    actions.new_game("family-7", ["Ann", "Robert", "Cy"])
     page = upload(client, two_games_workbook())
     text = text_of(page)
     assert "Ann already in the family" in text and "New player “Bob”" in text and "New player “Dee”" in text
@@ -363,15 +365,15 @@ def test_an_ods_file_is_refused_with_what_to_do(client, app):
     assert "Save it as .xlsx" in text_of(upload(client, out.getvalue(), name="games.ods"))
 
 
-def test_a_preview_token_never_given_or_of_another_family_is_refused_without_an_error_page(client, app):
-    from tests.helpers import add_member, strict_client
+def test_a_preview_token_never_given_or_of_another_family_is_refused_without_an_error_page(client, app, actions):
+    from tests.databases import strict_client
     page = upload(client, two_games_workbook())
     token = input_value(page, "token")
     for forged in ("not-a-token!", token[:-1] + ("A" if token[-1] != "A" else "B"), "", "../" * 10 + "x" * 2):
         page = client.post("/import/sheet/check", data={"rules": "family-7", "token": forged, "action": "import"},
                            follow_redirects=True)
         assert page.status_code == 200 and "choose the file again" in text_of(page).lower()
-    add_member(app, "Other family", "other")
+    actions.add_member("Other family", "other")
     other = strict_client(app, "other")
     page = other.post("/import/sheet/check", data={"rules": "family-7", "token": token, "action": "import"},
                       follow_redirects=True)

@@ -17,19 +17,8 @@ from scorekeeper.accounts import service as account_service
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, Member, SignInFailure, utcnow
 from scorekeeper.sharing import service as sharing_service
-from tests.helpers import (
-    TEST_PASSWORD,
-    TEST_USERNAME,
-    element_text,
-    input_value,
-    make_app,
-    new_game,
-    player_ids,
-    record,
-    set_cookie,
-    strict_client,
-    text_of,
-)
+from tests.databases import TEST_PASSWORD, TEST_USERNAME, make_app, strict_client
+from tests.pages import element_text, input_value, set_cookie, text_of
 from tests.test_accounts import ADDRESS, NEW_PASSWORD, OTHER_ADDRESS, sign_in, signed_out
 from tests.test_concurrency import Phone, Server, at_once
 from tests.test_sharing import share
@@ -185,16 +174,16 @@ def test_sign_out_everywhere_ends_sessions_made_before_and_after(app):
 # -- D10: a link ends a day after its game first ended -------------------------------------------
 
 
-def test_an_undo_after_the_game_ended_does_not_give_its_links_another_day(app, client, monkeypatch):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_an_undo_after_the_game_ended_does_not_give_its_links_another_day(app, client, monkeypatch, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     keep = share(client, game_id, "keep")
     view = share(client, game_id, "view")
     keeper, watcher = strict_client(app, None), strict_client(app, None)
     assert keeper.get(keep).status_code == 302
     assert watcher.get(view).status_code == 200
     for number in range(1, 11):
-        record(keeper, ids, game_id, number, "Ann", {"Bob": "K", "Cy": "5"})
+        actions.on(keeper).record(ids, game_id, number, "Ann", {"Bob": "K", "Cy": "5"})
     with app.app_context():
         assert db.session.get(Game, game_id).status == "finished"
 

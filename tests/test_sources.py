@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from scorekeeper.rules import VARIANTS
-from tests.helpers import strict_client, text_of
+from tests.databases import strict_client
+from tests.pages import text_of
 from tests.test_printing import pdf_text
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,7 +4,9 @@ import gzip
 import re
 
 from scorekeeper.extensions import counting_statements
-from tests.helpers import new_game, player_ids, strict_client, text_of
+from tests.actions import GameActions
+from tests.databases import strict_client
+from tests.pages import text_of
 
 
 def statements(app, client, url, **kwargs):
@@ -13,9 +15,9 @@ def statements(app, client, url, **kwargs):
     return response, len(sent)
 
 
-def test_a_cached_page_costs_one_query_and_any_change_redraws_it(client, app):
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_a_cached_page_costs_one_query_and_any_change_redraws_it(client, app, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     client.get(f"/games/{game_id}")
     again, count = statements(app, client, f"/games/{game_id}")
     assert count == 1  # only the family's version is read
@@ -26,13 +28,13 @@ def test_a_cached_page_costs_one_query_and_any_change_redraws_it(client, app):
     assert "1/3" in text_of(after), "a buy must show on the next view, not a cached old page"
 
 
-def test_unchanged_page_answers_304_to_its_etag(client):
-    new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+def test_unchanged_page_answers_304_to_its_etag(client, actions):
+    actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
     first = client.get("/history")
     etag = first.headers["ETag"]
     again = client.get("/history", headers={"If-None-Match": etag})
     assert again.status_code == 304 and again.data == b""
-    new_game(client, "family-7", ["Di", "Ed", "Flo"], first_dealer="Ed")
+    actions.new_game("family-7", ["Di", "Ed", "Flo"], first_dealer="Ed")
     changed = client.get("/history", headers={"If-None-Match": etag})
     assert changed.status_code == 200 and "2 games" in text_of(changed)
 
@@ -40,7 +42,7 @@ def test_unchanged_page_answers_304_to_its_etag(client):
 def test_each_browser_session_gets_forms_signed_for_itself(app):
     one, two = strict_client(app), strict_client(app)
     token = re.compile(rb'name="csrf_token" value="([^"]+)"')
-    new_game(one, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    GameActions(one).new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
     page_one = one.get("/games/1").data
     page_two = two.get("/games/1").data
     assert token.search(page_one).group(1) != token.search(page_two).group(1)

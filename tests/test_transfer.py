@@ -20,21 +20,15 @@ from scorekeeper.extensions import db
 from scorekeeper.models import Game, GameRound, PlayerGame, Result, Seat
 from scorekeeper.transfer import checks, export
 from scorekeeper.web import access
-from tests import helpers
-from tests.helpers import (
-    db_snapshot,
-    element_text,
-    new_game,
-    player_ids,
-    record,
-    strict_client,
-    text_of,
-)
+from tests import databases
+from tests.actions import GameActions
+from tests.databases import db_snapshot, strict_client
+from tests.pages import element_text, text_of
 
 
 def make_app(folder, name: str, keep: bool = False):
     """Another instance with its own database, like a second household's server."""
-    return helpers.make_app(folder / name, keep=keep)
+    return databases.make_app(folder / name, keep=keep)
 
 
 def upload(client, raw: bytes, filename: str = "export.json"):
@@ -104,27 +98,28 @@ def family_dump(app) -> dict:
 
 def build_history(client, app) -> dict[str, int]:
     """Demo games plus three played through the pages: finished, in progress and abandoned."""
+    actions = GameActions(client, app)
     with app.app_context():
         seed_demo(access.current_family(), 15, seed=21)
 
-    finished = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, finished)
-    record(client, ids, finished, 1, "Bob", {"Ann": "K JK", "Cy": 25}, bonus="blind",
-           laid_down=["Ann"], buys={"Cy": 2})
+    finished = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(finished)
+    actions.record(ids, finished, 1, "Bob", {"Ann": "K JK", "Cy": 25}, bonus="blind",
+                   laid_down=["Ann"], buys={"Cy": 2})
     for number in range(2, 11):
-        record(client, ids, finished, number, "Ann", {"Bob": "5", "Cy": "A"}, laid_down=["Bob"])
+        actions.record(ids, finished, number, "Ann", {"Bob": "5", "Cy": "A"}, laid_down=["Bob"])
 
-    playing = new_game(client, "family-7", ["Di", "Eve", "Fay"], first_dealer="Eve", skip_first_hand=True)
-    ids = player_ids(app, playing)
-    record(client, ids, playing, 2, "Di", {"Eve": "K K", "Fay": "JK"}, laid_down=["Eve"])
-    record(client, ids, playing, 3, "Fay", {"Di": "A", "Eve": 35})
+    playing = actions.new_game("family-7", ["Di", "Eve", "Fay"], first_dealer="Eve", skip_first_hand=True)
+    ids = actions.player_ids(playing)
+    actions.record(ids, playing, 2, "Di", {"Eve": "K K", "Fay": "JK"}, laid_down=["Eve"])
+    actions.record(ids, playing, 3, "Fay", {"Di": "A", "Eve": 35})
     # Hand 4 is being played: a buy and a laid-down mark are already counted on the round screen.
     client.post(f"/games/{playing}/rounds/4/buy", data={"player": ids["Eve"]})
     client.post(f"/games/{playing}/rounds/4/down", data={"player": ids["Di"], "laid_down": "1"})
 
-    dropped = new_game(client, "online-11", ["Gus", "Hal"], first_dealer="Gus")
-    ids = player_ids(app, dropped)
-    record(client, ids, dropped, 1, "Gus", {"Hal": "2C 7"})  # 50 + 7 = 57
+    dropped = actions.new_game("online-11", ["Gus", "Hal"], first_dealer="Gus")
+    ids = actions.player_ids(dropped)
+    actions.record(ids, dropped, 1, "Gus", {"Hal": "2C 7"})  # 50 + 7 = 57
     client.post(f"/games/{dropped}/abandon")
 
     with app.app_context():
@@ -192,11 +187,11 @@ def test_importing_the_same_export_twice_adds_nothing(client, app, tmp_path):
     assert db_snapshot(app) == before
 
 
-def test_import_merges_into_a_family_reusing_players_with_the_same_name(client, app, tmp_path):
+def test_import_merges_into_a_family_reusing_players_with_the_same_name(client, app, tmp_path, actions):
     # Here: a game in progress with Mum, lily (written in lower case) and Ann.
-    own = new_game(client, "family-7", ["Mum", "lily", "Ann"], first_dealer="Mum")
-    ids = player_ids(app, own)
-    record(client, ids, own, 1, "Mum", {"lily": "K", "Ann": "5"})
+    own = actions.new_game("family-7", ["Mum", "lily", "Ann"], first_dealer="Mum")
+    ids = actions.player_ids(own)
+    actions.record(ids, own, 1, "Mum", {"lily": "K", "Ann": "5"})
 
     other = make_app(tmp_path, "grandma.sqlite")
     with other.app_context():
@@ -241,16 +236,17 @@ def good_export(tmp_path_factory) -> str:
     with source.app_context():
         seed_demo(access.current_family(), 2, seed=41)
     client = strict_client(source)
-    game = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
-    ids = player_ids(source, game)
-    record(client, ids, game, 2, "Ann", {"Bob": "K", "Cy": "5 5"})
-    record(client, ids, game, 3, "Bob", {"Ann": "Q", "Cy": "A"})
+    actions = GameActions(client, source)
+    game = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann", skip_first_hand=True)
+    ids = actions.player_ids(game)
+    actions.record(ids, game, 2, "Ann", {"Bob": "K", "Cy": "5 5"})
+    actions.record(ids, game, 3, "Bob", {"Ann": "Q", "Cy": "A"})
     text = export_text(source)
     data = json.loads(text)
     assert [len(g["seats"]) for g in data["games"]][2] == 3
     assert data["games"][2]["rounds"][0]["results"][1]["player"] == "Bob"
     assert data["games"][2]["rounds"][0]["results"][1]["cards"] == "K"
-    helpers.drop_app(source)
+    databases.drop_app(source)
     return text
 
 
@@ -417,11 +413,12 @@ EXPECTED_CSV = [
 
 
 def play_spreadsheet_game(client, app) -> int:
-    game_id = new_game(client, "shanghai-10", SPREADSHEET_NAMES, first_dealer="=SUM(A1)")
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 1, "@cmd", {"=SUM(A1)": "K", "+1": "5 5", "-2": 30}, bonus="blind")
-    record(client, ids, game_id, 2, "=SUM(A1)", {"@cmd": "A", "+1": "JK", "-2": "Q"})
-    record(client, ids, game_id, 3, "+1", {"=SUM(A1)": "5", "@cmd": "5", "-2": "K K"}, bonus="blind-no-joker")
+    actions = GameActions(client, app)
+    game_id = actions.new_game("shanghai-10", SPREADSHEET_NAMES, first_dealer="=SUM(A1)")
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "@cmd", {"=SUM(A1)": "K", "+1": "5 5", "-2": 30}, bonus="blind")
+    actions.record(ids, game_id, 2, "=SUM(A1)", {"@cmd": "A", "+1": "JK", "-2": "Q"})
+    actions.record(ids, game_id, 3, "+1", {"=SUM(A1)": "5", "@cmd": "5", "-2": "K K"}, bonus="blind-no-joker")
     return game_id
 
 

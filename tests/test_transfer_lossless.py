@@ -12,17 +12,10 @@ import pytest
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, Member, RoundChange
 from scorekeeper.transfer import checks
-from tests import helpers
-from tests.helpers import (
-    add_member,
-    db_snapshot,
-    element_text,
-    new_game,
-    player_ids,
-    record,
-    strict_client,
-    text_of,
-)
+from tests import databases
+from tests.actions import GameActions
+from tests.databases import add_member, db_snapshot, strict_client
+from tests.pages import element_text, text_of
 from tests.test_house_rules import GRAN, save
 from tests.test_transfer import export_text, make_app, upload
 
@@ -56,22 +49,23 @@ def stored_changes(app, game_id: int) -> list[tuple]:
 def play_with_corrections(client, app) -> int:
     """shanghai-10: round 1 recorded by tester, corrected and taken back by grandma, recorded
     again by tester; round 2 recorded by tester. Five changes."""
-    game_id = new_game(client, "shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
-    record(client, ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})  # Bob 10, Cy 5
+    actions = GameActions(client, app)
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})  # Bob 10, Cy 5
     grandma = strict_client(app, "grandma")
-    record(grandma, ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": "5"})  # Bob 20
+    actions.on(grandma).record(ids, game_id, 1, "Ann", {"Bob": "K K", "Cy": "5"})  # Bob 20
     grandma.post(f"/games/{game_id}/undo", data={"number": "1"})
-    record(client, ids, game_id, 1, "Bob", {"Ann": "A", "Cy": "5"})  # Ann 15, Cy 5
-    record(client, ids, game_id, 2, "Cy", {"Ann": "Q", "Bob": "JK"})  # Ann 10, Bob 15
+    actions.record(ids, game_id, 1, "Bob", {"Ann": "A", "Cy": "5"})  # Ann 15, Cy 5
+    actions.record(ids, game_id, 2, "Cy", {"Ann": "Q", "Bob": "JK"})  # Ann 10, Bob 15
     return game_id
 
 
 # -- the change history travels ---------------------------------------------------------------
 
 
-def test_the_change_history_survives_export_and_import_into_a_fresh_family(client, app, tmp_path):
-    add_member(app, "Our family", "grandma")
+def test_the_change_history_survives_export_and_import_into_a_fresh_family(client, app, tmp_path, actions):
+    actions.add_member("Our family", "grandma")
     game_id = play_with_corrections(client, app)
     lines = change_lines(client, game_id)
     assert len(lines) == 5 and lines[2].startswith("1 undone by grandma"), lines
@@ -100,8 +94,8 @@ def test_the_change_history_survives_export_and_import_into_a_fresh_family(clien
     assert json.loads(copy_client.get("/export.json").get_data())["games"][0]["changes"] == first
 
 
-def test_a_change_links_to_the_member_of_the_same_username_in_the_importing_family(client, app, tmp_path):
-    add_member(app, "Our family", "grandma")
+def test_a_change_links_to_the_member_of_the_same_username_in_the_importing_family(client, app, tmp_path, actions):
+    actions.add_member("Our family", "grandma")
     game_id = play_with_corrections(client, app)
     raw = client.get("/export.json").get_data()
     copy_app = make_app(tmp_path, "copy.sqlite")
@@ -114,8 +108,8 @@ def test_a_change_links_to_the_member_of_the_same_username_in_the_importing_fami
     assert [(c[2], c[3]) for c in stored_changes(copy_app, copied)][1:3] == [("grandma", grandma)] * 2
 
 
-def test_an_export_without_change_histories_still_imports_and_exports_an_empty_history(client, app, tmp_path):
-    add_member(app, "Our family", "grandma")
+def test_an_export_without_change_histories_still_imports_and_exports_an_empty_history(client, app, tmp_path, actions):
+    actions.add_member("Our family", "grandma")
     game_id = play_with_corrections(client, app)
     data = json.loads(export_text(app))
     for game in data["games"]:
@@ -135,11 +129,11 @@ def test_an_export_without_change_histories_still_imports_and_exports_an_empty_h
 # -- deleted house rules ----------------------------------------------------------------------
 
 
-def test_games_of_deleted_house_rules_keep_to_themselves_in_the_history(client, app, tmp_path):
+def test_games_of_deleted_house_rules_keep_to_themselves_in_the_history(client, app, tmp_path, actions):
     gran = save(client, GRAN)
-    first = new_game(client, f"house-{gran}", ["Ann", "Bob"], first_dealer="Ann")
-    record(client, player_ids(app, first), first, 1, "Ann", {"Bob": "K"})
-    second = new_game(client, f"house-{gran}", ["Cy", "Dot"], first_dealer="Dot")
+    first = actions.new_game(f"house-{gran}", ["Ann", "Bob"], first_dealer="Ann")
+    actions.record(actions.player_ids(first), first, 1, "Ann", {"Bob": "K"})
+    second = actions.new_game(f"house-{gran}", ["Cy", "Dot"], first_dealer="Dot")
     client.post(f"/house-rules/{gran}/delete")
     data = json.loads(export_text(app))
     assert data["house_rules"] == [] and {g["variant_key"] for g in data["games"]} == {f"house-{gran}"}
@@ -149,7 +143,7 @@ def test_games_of_deleted_house_rules_keep_to_themselves_in_the_history(client, 
     copy_client = strict_client(copy_app)
     ours = save(copy_client, {**GRAN, "name": "Our Shanghai", "p_K": "25"})
     assert ours == gran
-    own = new_game(copy_client, f"house-{ours}", ["Ann", "Cy"], first_dealer="Ann")
+    own = actions.on(copy_client).new_game(f"house-{ours}", ["Ann", "Cy"], first_dealer="Ann")
 
     # The second game first, then the whole export: one rule set keeps one key.
     later = {**data, "games": [g for g in data["games"] if g["uid"] == uid_of(app, second)]}
@@ -191,7 +185,7 @@ def history_export(tmp_path_factory) -> str:
     add_member(source, "Our family", "grandma")
     play_with_corrections(strict_client(source), source)
     text = export_text(source)
-    helpers.drop_app(source)
+    databases.drop_app(source)
     return text
 
 
@@ -246,9 +240,9 @@ BAD_CHANGES = [
 @pytest.fixture
 def target(app):
     """An instance with a game of its own, so a partial write would show."""
-    client = strict_client(app)
-    game_id = new_game(client, "family-7", ["Mum", "Dad", "Lily"], first_dealer="Mum")
-    record(client, player_ids(app, game_id), game_id, 1, "Mum", {"Dad": "K", "Lily": "5"})
+    actions = GameActions(strict_client(app), app)
+    game_id = actions.new_game("family-7", ["Mum", "Dad", "Lily"], first_dealer="Mum")
+    actions.record(actions.player_ids(game_id), game_id, 1, "Mum", {"Dad": "K", "Lily": "5"})
     return app
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from tests.helpers import drop_app, make_app
+from tests.databases import drop_app, make_app
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).parent.parent / "screenshots"

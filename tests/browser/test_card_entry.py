@@ -8,8 +8,9 @@ from playwright import sync_api
 
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, GameRound, Result
+from tests.actions import GameActions
 from tests.browser.conftest import all_sent, hand, phone, shot, show_hand, sign_up, tap_cards
-from tests.helpers import new_game, strict_client
+from tests.databases import strict_client
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +23,7 @@ def game_of(page, names: list[str]) -> int:
     app = page.app
     app.config["WTF_CSRF_ENABLED"] = False  # the family's own client starts it; the phone keeps its token
     try:
-        return new_game(strict_client(app, "ann"), "shanghai-10", names, first_dealer=names[0])
+        return GameActions(strict_client(app, 'ann')).new_game("shanghai-10", names, first_dealer=names[0])
     finally:
         app.config["WTF_CSRF_ENABLED"] = True
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from playwright import sync_api
 
+from tests.actions import GameActions
 from tests.browser.conftest import phone, row, sign_up
 from tests.browser.test_card_entry import game_of
-from tests.helpers import player_ids, record, strict_client
+from tests.databases import strict_client
 
 pytestmark = pytest.mark.browser
 
@@ -26,10 +27,11 @@ def test_the_readmes_round_screen(live_server, browser):
     game_id = game_of(page, names)  # shanghai-10, Grandma deals first
     live_server.config["WTF_CSRF_ENABLED"] = False
     try:
-        client, ids = strict_client(live_server, "ann"), player_ids(live_server, game_id)
-        record(client, ids, game_id, 1, "Lee", {"Grandma": "K 7", "Dad": "A Q 5", "Sam": "9 9"}, laid_down=names)
-        record(client, ids, game_id, 2, "Grandma", {"Dad": "JK 8", "Lee": "3 4", "Sam": "K K Q"},
-               laid_down=["Grandma", "Lee"])
+        actions = GameActions(strict_client(live_server, "ann"), live_server)
+        ids = actions.player_ids(game_id)
+        actions.record(ids, game_id, 1, "Lee", {"Grandma": "K 7", "Dad": "A Q 5", "Sam": "9 9"}, laid_down=names)
+        actions.record(ids, game_id, 2, "Grandma", {"Dad": "JK 8", "Lee": "3 4", "Sam": "K K Q"},
+                       laid_down=["Grandma", "Lee"])
     finally:
         live_server.config["WTF_CSRF_ENABLED"] = True
     page.goto(page.base_url + f"/games/{game_id}")

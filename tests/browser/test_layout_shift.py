@@ -29,7 +29,7 @@ from scorekeeper.games import hands, service
 from scorekeeper.models import Member
 from scorekeeper.sharing import service as sharing
 from tests.browser.conftest import CHROMIUM, phone
-from tests.helpers import TEST_PASSWORD, TEST_USERNAME, drop_app, make_app
+from tests.databases import TEST_PASSWORD, TEST_USERNAME, drop_app, make_app
 
 pytestmark = pytest.mark.browser
 

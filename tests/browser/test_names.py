@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright import sync_api
 
+from tests.actions import GameActions
 from tests.browser.conftest import phone, shot, sign_up
 from tests.browser.test_card_entry import game_of
-from tests.helpers import player_ids, record, strict_client
+from tests.databases import strict_client
 
 pytestmark = pytest.mark.browser
 
@@ -58,8 +59,8 @@ def test_eight_names_are_told_apart_and_never_broken_mid_word(live_server, brows
     game_id = game_of(page, NAMES)
     live_server.config["WTF_CSRF_ENABLED"] = False
     try:
-        record(strict_client(live_server, "ann"), player_ids(live_server, game_id), game_id, 1, "Grandpa",
-               {n: "K 5 7" for n in NAMES if n != "Grandpa"})
+        actions = GameActions(strict_client(live_server, "ann"), live_server)
+        actions.record(actions.player_ids(game_id), game_id, 1, "Grandpa", {n: "K 5 7" for n in NAMES if n != "Grandpa"})
     finally:
         live_server.config["WTF_CSRF_ENABLED"] = True
     page.goto(page.base_url + f"/games/{game_id}")

@@ -13,6 +13,7 @@ from werkzeug.serving import make_server
 
 from scorekeeper.extensions import db
 from scorekeeper.models import RoundChange, Submission
+from tests.actions import GameActions
 from tests.browser.conftest import (
     CHROMIUM,
     all_sent,
@@ -26,7 +27,7 @@ from tests.browser.conftest import (
     start_game,
     tap_cards,
 )
-from tests.helpers import buys_of, drop_app, make_app, stored_points
+from tests.databases import drop_app, make_app
 
 pytestmark = pytest.mark.browser
 
@@ -88,14 +89,15 @@ def play_the_evening(page, between=lambda step, page: page):
 
 
 def assert_the_server_holds_the_evening(app, game_id: int, phone_totals: list[str]) -> None:
+    actions = GameActions(app=app)
     with app.app_context():
         changes = db.session.execute(db.select(RoundChange.number, RoundChange.action).order_by(RoundChange.id)).all()
         kept = db.session.execute(db.select(Submission.key).where(Submission.game_id == game_id)).all()
     assert [tuple(c) for c in changes] == [(1, "recorded"), (2, "recorded"), (2, "undone"), (2, "recorded"),
                                            (1, "edited")]
     assert len(kept) == 6  # the buy and five rounds' actions, once each
-    assert buys_of(app, game_id, 1) == {"Ann": 0, "Bob": 1, "Cy": 0}
-    points = stored_points(app, game_id)
+    assert actions.buys_of(game_id, 1) == {"Ann": 0, "Bob": 1, "Cy": 0}
+    points = actions.stored_points(game_id)
     assert points == {1: {"Ann": 0, "Bob": 15, "Cy": 15}, 2: {"Ann": 5, "Bob": 15, "Cy": 0}}
     assert [str(sum(r[name] for r in points.values())) for name in ("Ann", "Bob", "Cy")] == phone_totals
 
@@ -210,7 +212,7 @@ def test_two_phones_score_round_two_differently_and_the_family_chooses(page, bro
     a.get_by_role("button", name=choice).click()
     all_sent(a)
     chosen = {"Ann": 10, "Bob": 0, "Cy": 5} if choice == "Use this phone's" else {"Ann": 5, "Bob": 5, "Cy": 0}
-    assert stored_points(app, 1)[2] == chosen
+    assert GameActions(app=app).stored_points(1)[2] == chosen
     totals = [str(chosen["Ann"]), str(10 + chosen["Bob"]), str(5 + chosen["Cy"])]  # round 1: Ann 0, Bob 10, Cy 5
     for phone_ in (a, b):  # B sees the choice by itself, without a reload
         phone_.get_by_role("link", name="Standings").click()
@@ -238,11 +240,12 @@ def test_a_buy_the_server_refuses_stays_on_the_phone_with_the_reason_until_disca
     refused = a.locator(".refused")
     expect(refused).to_contain_text("Not taken: Buy for Cy. Cy has used all 3 buys this round.")
     expect(a.locator(".game")).to_have_attribute("data-pending", "2")  # the refused buy, and Bob's after it
-    assert buys_of(app, 1, 1) == {"Ann": 0, "Bob": 0, "Cy": 3}  # nothing after the refusal was sent
+    actions = GameActions(app=app)
+    assert actions.buys_of(1, 1) == {"Ann": 0, "Bob": 0, "Cy": 3}  # nothing after the refusal was sent
     shot(a, "25-refused-buy")
     refused.get_by_role("button", name="Discard it").click()
     all_sent(a)
-    assert buys_of(app, 1, 1) == {"Ann": 0, "Bob": 1, "Cy": 3}
+    assert actions.buys_of(1, 1) == {"Ann": 0, "Bob": 1, "Cy": 3}
     expect(row(a, "Cy").locator(".buy-count")).to_have_text("3/3")
     expect(row(a, "Bob").locator(".buy-count")).to_have_text("1/3")
 

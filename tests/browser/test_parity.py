@@ -18,8 +18,8 @@ from scorekeeper.house_rules.service import save_house_rules
 from scorekeeper.models import Game, PlayerGame
 from scorekeeper.rules.results import could_hold
 from scorekeeper.rules.scoring import card_totals, score_keys
+from tests.actions import GameActions
 from tests.browser.conftest import sign_up
-from tests.helpers import player_ids, stored_points
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -132,8 +132,9 @@ def new_game(app, variant) -> int:
 
 def play_game(page, app, variant, rng) -> tuple[int, list[list[tuple[int, int]]]]:
     """A whole game of random hands through the keypad: its id and what the phone's check showed."""
+    actions = GameActions(app=app)
     game_id = new_game(app, variant)
-    ids = player_ids(app, game_id)
+    ids = actions.player_ids(game_id)
     decks = variant.decks_for(len(NAMES))
     page.goto(f"{page.base_url}/games/{game_id}")
     shown, earlier = [], []
@@ -158,20 +159,21 @@ def test_the_phones_points_and_totals_are_the_servers(page, key):
     variant = rules.VARIANTS.get(key) or _house(app, key)
     rng = random.Random(key)
     played = 0
+    actions = GameActions(app=app)
     while played < HANDS:
         game_id, shown = play_game(page, app, variant, rng)
         expect(page.locator(".game")).to_have_attribute("data-pending", "0", timeout=30_000)
-        stored = stored_points(app, game_id)
-        names = list(player_ids(app, game_id))
+        stored = actions.stored_points(game_id)
+        names = list(actions.player_ids(game_id))
         for number, lines in zip((r.number for r in variant.rounds), shown):
             assert [points for points, _ in lines] == [stored[number][n] for n in names], f"round {number}"
         with app.app_context():
             totals = dict(db.session.execute(
                 db.select(PlayerGame.player_id, PlayerGame.total).where(PlayerGame.game_id == game_id)).all())
             assert db.session.get(Game, game_id).status == "finished"
-        assert [total for _, total in shown[-1]] == [totals[pid] for pid in player_ids(app, game_id).values()]
+        assert [total for _, total in shown[-1]] == [totals[pid] for pid in actions.player_ids(game_id).values()]
         drawn = page.locator("[data-view=standings] tfoot td[data-seat] b").all_inner_texts()
-        assert drawn == [str(totals[pid]) for pid in player_ids(app, game_id).values()]
+        assert drawn == [str(totals[pid]) for pid in actions.player_ids(game_id).values()]
         played += len(shown)
 
 

@@ -10,8 +10,8 @@ from playwright import sync_api
 
 from scorekeeper.extensions import db
 from scorekeeper.models import RoundChange, Submission
+from tests.actions import GameActions
 from tests.browser.conftest import phone, row, tap_cards
-from tests.helpers import buys_of, stored_points
 from tests.test_concurrency import Server, start_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -41,7 +41,7 @@ def submissions(app) -> int:
 
 
 def test_a_server_killed_while_twenty_kept_actions_are_sent_applies_each_once(tmp_path, browser):
-    from tests.helpers import make_app
+    from tests.databases import make_app
 
     app = make_app(tmp_path)
     game_id, _ = start_game(app)
@@ -49,6 +49,7 @@ def test_a_server_killed_while_twenty_kept_actions_are_sent_applies_each_once(tm
     # No service worker: the phone's own offline switch then reaches every request it makes.
     page = phone(browser, service_workers="block").new_page()
     base = f"http://127.0.0.1:{server.port}"
+    actions = GameActions(app=app)
     try:
         page.goto(base + "/login")
         page.get_by_label("Username").fill("tester")
@@ -94,10 +95,10 @@ def test_a_server_killed_while_twenty_kept_actions_are_sent_applies_each_once(tm
         with app.app_context():
             changes = db.session.execute(db.select(RoundChange.number, RoundChange.action).order_by(RoundChange.id)).all()
         assert [tuple(c) for c in changes] == [(1, "recorded"), (2, "recorded"), (3, "recorded")]
-        assert buys_of(app, game_id, 1) == {"Ann": 3, "Bob": 3, "Cy": 2}
-        assert buys_of(app, game_id, 2) == {"Ann": 0, "Bob": 2, "Cy": 1}
-        assert buys_of(app, game_id, 3) == {"Ann": 1, "Bob": 1, "Cy": 1}
-        points = stored_points(app, game_id)
+        assert actions.buys_of(game_id, 1) == {"Ann": 3, "Bob": 3, "Cy": 2}
+        assert actions.buys_of(game_id, 2) == {"Ann": 0, "Bob": 2, "Cy": 1}
+        assert actions.buys_of(game_id, 3) == {"Ann": 1, "Bob": 1, "Cy": 1}
+        points = actions.stored_points(game_id)
         # shanghai-10: 2-10 count 5, J Q K 10, A and the joker 15.
         assert points == {1: {"Ann": 0, "Bob": 15, "Cy": 35}, 2: {"Ann": 10, "Bob": 10, "Cy": 0},
                           3: {"Ann": 5, "Bob": 0, "Cy": 20}}

@@ -10,7 +10,7 @@ import pytest
 from playwright import sync_api
 
 from tests.browser.conftest import phone, shot, sign_up, tap_cards
-from tests.helpers import strict_client
+from tests.databases import strict_client
 from tests.test_history import play, set_start
 
 pytestmark = pytest.mark.browser

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from playwright import sync_api
 
+from tests.actions import GameActions
 from tests.browser.conftest import phone, shot, sign_up
 from tests.browser.test_card_entry import game_of
-from tests.helpers import player_ids, record, strict_client
+from tests.databases import strict_client
 
 pytestmark = pytest.mark.browser
 
@@ -21,9 +22,10 @@ def test_eight_players_standings_fit_360_px_with_every_name_and_total(live_serve
     game_id = game_of(page, NAMES)
     live_server.config["WTF_CSRF_ENABLED"] = False
     try:
-        client, ids = strict_client(live_server, "ann"), player_ids(live_server, game_id)
+        actions = GameActions(strict_client(live_server, "ann"), live_server)
+        ids = actions.player_ids(game_id)
         for number in (1, 2, 3):
-            record(client, ids, game_id, number, NAMES[number], {n: "K 5 7" for n in NAMES if n != NAMES[number]})
+            actions.record(ids, game_id, number, NAMES[number], {n: "K 5 7" for n in NAMES if n != NAMES[number]})
     finally:
         live_server.config["WTF_CSRF_ENABLED"] = True
     page.goto(page.base_url + f"/games/{game_id}/standings")
