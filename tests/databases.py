@@ -29,7 +29,9 @@ from tests.pages import text_of
 POSTGRES_URL = os.environ.get("SCOREKEEPER_TEST_DATABASE_URL")
 TEST_USERNAME = "tester"
 TEST_PASSWORD = "a long test password"
-TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False}
+# Passwords hashed with few rounds: a sign-in costs microseconds, not scrypt's deliberate 0.1 s
+# (test_app_setup checks a real server uses scrypt).
+TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test", "WTF_CSRF_ENABLED": False, "PASSWORD_HASH": "pbkdf2:sha256:1000"}
 _made: list[Flask] = []  # apps made by the running test
 _numbers = itertools.count()
 _TEMPLATE_DB = f"scorekeeper_template_{os.getpid()}"
@@ -37,7 +39,7 @@ _TEMPLATE_DB = f"scorekeeper_template_{os.getpid()}"
 
 @cache
 def _test_password_hash() -> str:
-    return generate_password_hash(TEST_PASSWORD)  # hashed once: scrypt is slow on purpose
+    return generate_password_hash(TEST_PASSWORD, method=TEST_CONFIG["PASSWORD_HASH"])
 
 
 @cache

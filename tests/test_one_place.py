@@ -20,7 +20,8 @@ from scorekeeper.models import Game, GameRound, PlayerGame, Result
 from scorekeeper.rules.buying import buy_rule
 from scorekeeper.rules.figures import change
 from scorekeeper.rules.house import min_cards_of
-from tests.helpers import element_text, new_game, our_family, player_ids, record, text_of
+from tests.pages import element_text, text_of
+from tests.random_games import our_family
 
 FIVE = ["Ann", "Bob", "Cy", "Dee", "Eve"]
 
@@ -40,13 +41,13 @@ def test_the_deal_passes_one_seat_on_when_the_table_plays_again_and_wraps_round(
     assert rules.next_game_first_dealer(4, 5) == 0  # the last seat dealt first: the first seat next
 
 
-def test_the_standings_name_each_dealer_and_who_deals_first_in_the_next_game(client, app):
+def test_the_standings_name_each_dealer_and_who_deals_first_in_the_next_game(client, actions):
     # Five players, Eve (seat 4) deals first: round 1 Eve, 2 Ann, 3 Bob, 4 Cy, 5 Dee, 6 Eve, 7 Ann.
-    game_id = new_game(client, "family-7", FIVE, first_dealer="Eve")
-    ids = player_ids(app, game_id)
+    game_id = actions.new_game("family-7", FIVE, first_dealer="Eve")
+    ids = actions.player_ids(game_id)
     losers = {"Bob": "K", "Cy": "5", "Dee": "7", "Eve": "9"}
     for number in range(1, 4):
-        record(client, ids, game_id, number, "Ann", losers)
+        actions.record(ids, game_id, number, "Ann", losers)
     standings = client.get(f"/games/{game_id}/standings").get_data(as_text=True)
     dealers = re.findall(r'title="Dealer: ([^"]+)"', standings)
     assert dealers == ["Eve", "Ann", "Bob", "Cy", "Dee", "Eve", "Ann"]
@@ -54,7 +55,7 @@ def test_the_standings_name_each_dealer_and_who_deals_first_in_the_next_game(cli
     assert "Play again" not in standings  # not finished
 
     for number in range(4, 8):
-        record(client, ids, game_id, number, "Ann", losers)
+        actions.record(ids, game_id, number, "Ann", losers)
     standings = client.get(f"/games/{game_id}/standings").get_data(as_text=True)
     assert "Play again: same rules and seats, Ann deals first" in standings
     page = client.post(f"/games/{game_id}/again", follow_redirects=True)
@@ -75,9 +76,9 @@ def test_the_buy_rule_answers_the_buys_left_and_whether_a_player_who_is_down_may
     assert shanghai_10.left(3, 1, laid_down=True) == 2
 
 
-def test_the_reminders_show_the_buys_left_under_family_7(client, app):
-    game_id = new_game(client, "family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+def test_the_reminders_show_the_buys_left_under_family_7(client, actions):
+    game_id = actions.new_game("family-7", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     tap(client, game_id, 1, "buy", ids["Ann"])
     screen = tap(client, game_id, 1, "buy", ids["Ann"])
     # Four buys a hand: Ann has made 2.
@@ -87,18 +88,18 @@ def test_the_reminders_show_the_buys_left_under_family_7(client, app):
     assert element_text(screen, "buys-left") == "Buys left: Ann laid down, Bob 4, Cy 4."
 
 
-def test_the_reminders_show_the_buys_left_of_the_whole_games_allowance(client, app):
+def test_the_reminders_show_the_buys_left_of_the_whole_games_allowance(app, client, actions):
     with app.app_context():
         row = house_rules.save_house_rules(our_family(), replace(
             rules.get_variant("family-7"), name="Three a game", buys_counted="game", buys_per_game=3))
         key = row.key
-    game_id = new_game(client, key, ["Ann", "Bob", "Cy"], first_dealer="Ann")
-    ids = player_ids(app, game_id)
+    game_id = actions.new_game(key, ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
     tap(client, game_id, 1, "buy", ids["Ann"])
     screen = tap(client, game_id, 1, "buy", ids["Ann"])
     # Three buys for the whole game, at most 4 in a hand: Ann has 1 left, the others 3.
     assert element_text(screen, "buys-left") == "Buys left: Ann 1, Bob 3, Cy 3."
-    record(client, ids, game_id, 1, "Bob", {"Ann": "K", "Cy": "5"})
+    actions.record(ids, game_id, 1, "Bob", {"Ann": "K", "Cy": "5"})
     screen = client.get(f"/games/{game_id}")
     assert element_text(screen, "buys-left") == "Buys left: Ann 1, Bob 3, Cy 3."  # the next hand
     tap(client, game_id, 2, "buy", ids["Ann"])
