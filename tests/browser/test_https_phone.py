@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from playwright import sync_api
 
 from scorekeeper.hosting import addresses, certificates
-from tests.browser.conftest import CHROMIUM, SHOTS, phone, shot
+from tests.browser.conftest import CHROMIUM, SCREENSHOTS, SHOTS, phone, shot
 from tests.serve_process import ServeProcess, free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -68,12 +68,6 @@ def _home_trusting(folder: Path, ca_file: Path) -> Path:
 
 def _chromium(playwright, home: Path):
     return playwright.chromium.launch(executable_path=CHROMIUM, env={**os.environ, "HOME": str(home)}, args=ARGS)
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    with sync_api.sync_playwright() as p:
-        yield p
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +136,8 @@ def test_the_set_up_page_opens_the_steps_for_the_phone_it_is_on(served, trusting
     assert opened.get_attribute("data-platform") == kind
     expect(opened.locator("img")).to_be_visible()
     assert opened.locator("img").evaluate("img => img.complete && img.naturalWidth > 0")
-    opened.screenshot(path=str(SHOTS / f"phone-setup-{kind}-{scheme}.png"))
+    if SCREENSHOTS:
+        opened.screenshot(path=str(SHOTS / f"phone-setup-{kind}-{scheme}.png"))
     page.context.close()
 
 
