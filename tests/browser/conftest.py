@@ -2,6 +2,7 @@
 
 Without Chromium these tests are skipped, except in CI, where `.ci/run` installs it."""
 
+import contextlib
 import os
 import re
 import shutil
@@ -47,18 +48,29 @@ class LiveServer:
         self.server = None
 
 
-@pytest.fixture
-def live_server(tmp_path):
+@contextlib.contextmanager
+def served(folder: Path):
     """A new instance (CSRF on, nobody signed up) served on a free loopback port;
     ``app.base_url`` is its address, ``app.live`` its ``LiveServer``."""
     # Listening on loopback only, as ``serve --host 127.0.0.1``: links keep the address they were made at.
-    app = make_app(tmp_path, family=None, keep=True, WTF_CSRF_ENABLED=True, LAN_ADDRESSES=[])
+    # A cheap password hash: every test signs a family up; scrypt's cost is the point only on a real server.
+    app = make_app(folder, family=None, keep=True, WTF_CSRF_ENABLED=True, LAN_ADDRESSES=[],
+                   PASSWORD_HASH="pbkdf2:sha256:1000")
     app.live = LiveServer(app)
     app.live.start()
     app.base_url = f"http://127.0.0.1:{app.live.port}"
-    yield app
-    app.live.stop()
-    drop_app(app)
+    try:
+        yield app
+    finally:
+        app.live.stop()
+        drop_app(app)
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    """``served`` for one test."""
+    with served(tmp_path) as app:
+        yield app
 
 
 def phone(browser, width: int = 390, height: int = 844, **options):
