@@ -2,6 +2,7 @@
 
 Without Chromium these tests are skipped, except in CI, where `.ci/run` installs it."""
 
+import contextlib
 import os
 import re
 import shutil
@@ -15,6 +16,7 @@ from tests.databases import drop_app, make_app
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).parent.parent / "screenshots"
+SCREENSHOTS = bool(os.environ.get("SCOREKEEPER_SCREENSHOTS"))
 
 collect_ignore_glob: list[str] = []
 if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
@@ -46,18 +48,29 @@ class LiveServer:
         self.server = None
 
 
-@pytest.fixture
-def live_server(tmp_path):
+@contextlib.contextmanager
+def served(folder: Path):
     """A new instance (CSRF on, nobody signed up) served on a free loopback port;
     ``app.base_url`` is its address, ``app.live`` its ``LiveServer``."""
     # Listening on loopback only, as ``serve --host 127.0.0.1``: links keep the address they were made at.
-    app = make_app(tmp_path, family=None, keep=True, WTF_CSRF_ENABLED=True, LAN_ADDRESSES=[])
+    # A cheap password hash: every test signs a family up; scrypt's cost is the point only on a real server.
+    app = make_app(folder, family=None, keep=True, WTF_CSRF_ENABLED=True, LAN_ADDRESSES=[],
+                   PASSWORD_HASH="pbkdf2:sha256:1000")
     app.live = LiveServer(app)
     app.live.start()
     app.base_url = f"http://127.0.0.1:{app.live.port}"
-    yield app
-    app.live.stop()
-    drop_app(app)
+    try:
+        yield app
+    finally:
+        app.live.stop()
+        drop_app(app)
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    """``served`` for one test."""
+    with served(tmp_path) as app:
+        yield app
 
 
 def phone(browser, width: int = 390, height: int = 844, **options):
@@ -66,17 +79,42 @@ def phone(browser, width: int = 390, height: int = 844, **options):
                                is_mobile=True, has_touch=True, **options)
 
 
-@pytest.fixture
-def browser():
-    """Headless Debian Chromium; open phones on it with ``phone(browser)``."""
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def playwright():
+    """Playwright's driver, once per test process: only one may run at a time, so every Chromium the
+    tests need (``launch``) is started from this one."""
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
-        yield browser
-        browser.close()
+        yield p
+
+
+def launch(playwright, *args: str, **options):
+    """A headless Debian Chromium with the tests' flags and ``args``."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=[*ARGS, *args], **options)
+
+
+# A name that is not localhost, for the app as a phone on the home Wi-Fi opens it: plain HTTP, no secure context.
+PLAIN_HTTP_NAME = "scorekeeper.test"
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright):
+    browser = launch(playwright, f"--host-resolver-rules=MAP {PLAIN_HTTP_NAME} 127.0.0.1")
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """Headless Debian Chromium; open phones on it with ``phone(browser)``. One Chromium serves every
+    test (starting one costs more than most tests); each phone is its own context (cookies, storage,
+    service workers), and the phones a test opened are closed when it ends."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 @pytest.fixture
@@ -89,6 +127,10 @@ def page(live_server, browser):
 
 
 def shot(page, name: str) -> None:
+    """A full-page picture in tests/screenshots/ for a person to look at, taken when
+    SCOREKEEPER_SCREENSHOTS is set (nothing in the suite reads them; docs/pictures/ are made apart)."""
+    if not SCREENSHOTS:
+        return
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 

@@ -9,14 +9,13 @@ test dependency, so without it the scan fails rather than skips."""
 
 from __future__ import annotations
 
-import tempfile
 from importlib import resources
 from pathlib import Path
 
 import pytest
 from playwright import sync_api
 
-from tests.browser.conftest import hand, phone, row, shot, show_hand, sign_up, tap_cards
+from tests.browser.conftest import SCREENSHOTS, hand, phone, row, served, shot, show_hand, sign_up, tap_cards
 
 pytestmark = pytest.mark.browser
 
@@ -203,9 +202,17 @@ def _family(live_server, browser, instance: str) -> dict:
             "house_rules": house_rules, "house_game": house_game, "app": live_server, "instance": instance}
 
 
-def _tour(live_server, browser, size, names=tuple(PAGES), schemes=SCHEMES, **options):
+@pytest.fixture(scope="module")
+def family(tmp_path_factory, chromium) -> dict:
+    """``_family``'s facts, made once for this file's tests on a server of their own: they only look."""
+    with served(tmp_path_factory.mktemp("a11y")) as app:
+        yield _family(app, chromium, str(tmp_path_factory.mktemp("instance")))
+
+
+def _tour(live_server, browser, family, size, names=tuple(PAGES), schemes=SCHEMES, **options):
     """Open the pages of PAGES called ``names`` in each colour scheme on a phone of ``size``; yields
-    (name, scheme, page). NEW pages come first, then the family is made."""
+    (name, scheme, page). NEW pages come first, on ``live_server`` (nobody signed up), then the
+    ``family``'s."""
     contexts = {}
 
     def open_page(who, scheme, facts):
@@ -215,12 +222,12 @@ def _tour(live_server, browser, size, names=tuple(PAGES), schemes=SCHEMES, **opt
             contexts[(who, scheme)] = context.new_page()
         return contexts[(who, scheme)]
 
-    facts = {"base": live_server.base_url, "state": None}
+    facts = {"base": live_server.base_url if live_server else None, "state": None}
     ordered = sorted(((name, PAGES[name]) for name in names), key=lambda item: item[1][0] != NEW)
     try:
         for name, (who, target) in ordered:
-            if who != NEW and "playing" not in facts:
-                facts = _family(live_server, browser, tempfile.mkdtemp(prefix="scorekeeper-a11y-"))
+            if who != NEW:
+                facts = family
             for scheme in schemes:
                 page = open_page(who, scheme, facts)
                 if callable(target):
@@ -233,11 +240,12 @@ def _tour(live_server, browser, size, names=tuple(PAGES), schemes=SCHEMES, **opt
             page.context.close()
 
 
-def test_every_main_page_fits_360px_and_is_screenshotted(live_server, browser):
-    """No page scrolls sideways at 360 px, in either colour scheme; screenshots of both at 390 px
-    (the same page, widened: the welcome page exists only until the first sign-up)."""
+def test_every_main_page_fits_360px_and_is_screenshotted(live_server, browser, family):
+    """No page scrolls sideways at 360 px, in either colour scheme; with SCOREKEEPER_SCREENSHOTS set,
+    screenshots of both at 390 px (the same page, widened: the welcome page exists only until the first
+    sign-up)."""
     wide = []
-    for name, scheme, page in _tour(live_server, browser, NARROW):
+    for name, scheme, page in _tour(live_server, browser, family, NARROW):
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > NARROW[0]:
             culprits = page.evaluate(
@@ -246,9 +254,10 @@ def test_every_main_page_fits_360px_and_is_screenshotted(live_server, browser):
                      .slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''))""",
                 NARROW[0])
             wide.append(f"{name} ({scheme}): {width}px, widest: {', '.join(culprits)}")
-        page.set_viewport_size(dict(zip(("width", "height"), SHOT_SIZE)))
-        shot(page, f"a11y-{name}-{scheme}")
-        page.set_viewport_size(dict(zip(("width", "height"), NARROW)))
+        if SCREENSHOTS:
+            page.set_viewport_size(dict(zip(("width", "height"), SHOT_SIZE)))
+            shot(page, f"a11y-{name}-{scheme}")
+            page.set_viewport_size(dict(zip(("width", "height"), NARROW)))
     assert not wide, "Pages that scroll sideways at 360 px:\n" + "\n".join(wide)
 
 
@@ -274,11 +283,11 @@ SCAN = """async () => {
 }"""
 
 
-def test_axe_finds_no_serious_problems_in_light_or_dark(live_server, browser):
+def test_axe_finds_no_serious_problems_in_light_or_dark(live_server, browser, family):
     """axe-core on every main page at 360 px, light and dark: no serious or critical violations."""
     axe = _axe_file()
     found = []
-    for name, scheme, page in _tour(live_server, browser, NARROW, bypass_csp=True):
+    for name, scheme, page in _tour(live_server, browser, family, NARROW, bypass_csp=True):
         page.add_script_tag(path=str(axe))
         for v in page.evaluate(SCAN):
             nodes = "\n      ".join(v["nodes"][:6]) + ("\n      …" if len(v["nodes"]) > 6 else "")
@@ -309,14 +318,14 @@ TARGETS = """(tap) => {
 }"""
 
 
-def test_round_screen_and_card_entry_suit_one_hand(live_server, browser):
+def test_round_screen_and_card_entry_suit_one_hand(browser, family):
     """Tap targets ≥ 44 px, the contract in large type, the frequent action in the thumb's reach, and a
     keypad whose keys a screen reader reads as the card and its points."""
     from scorekeeper.rules import get_variant
 
     reached = set()
     names = ("round", "round-print-menu", "card-entry")
-    for name, _, page in _tour(live_server, browser, NARROW, names=names, schemes=("light",)):
+    for name, _, page in _tour(None, browser, family, NARROW, names=names, schemes=("light",)):
         reached.add(name)
         small = page.evaluate(TARGETS, TAP)
         assert not small, f"{name}: tap targets under {TAP}×{TAP} px: " + "; ".join(small)
@@ -364,12 +373,12 @@ FOCUSED = """() => {
 }"""
 
 
-def test_keyboard_order_follows_the_screen_and_focus_shows(live_server, browser):
+def test_keyboard_order_follows_the_screen_and_focus_shows(browser, family):
     """Tab through the round screen and the card entry: focus moves down the page (the sticky action
     last), every stop shows a focus ring, and none is hidden under the sticky bar."""
     names = ("round", "card-entry")
     reached = set()
-    for name, _, page in _tour(live_server, browser, NARROW, names=names, schemes=("light",)):
+    for name, _, page in _tour(None, browser, family, NARROW, names=names, schemes=("light",)):
         reached.add(name)
         page.locator("a.brand").focus()  # start where a keyboard starts: the top of the page
         stops, previous = [], None

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from playwright import sync_api
 
 from scorekeeper.hosting import addresses, certificates
-from tests.browser.conftest import CHROMIUM, SHOTS, phone, shot
+from tests.browser.conftest import SCREENSHOTS, SHOTS, launch, phone, shot
 from tests.serve_process import ServeProcess, free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -40,8 +40,7 @@ NAME = addresses.local_name()
 if NAME is None:
     pytest.skip("this computer's host name cannot be a .local name", allow_module_level=True)
 PUBLIC = "bank.example.com"  # a public name the family's key must not be able to vouch for
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", f"--host-resolver-rules=MAP {NAME} 127.0.0.1, MAP {PUBLIC} 127.0.0.1"]
+RESOLVE = f"--host-resolver-rules=MAP {NAME} 127.0.0.1, MAP {PUBLIC} 127.0.0.1"
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +66,7 @@ def _home_trusting(folder: Path, ca_file: Path) -> Path:
 
 
 def _chromium(playwright, home: Path):
-    return playwright.chromium.launch(executable_path=CHROMIUM, env={**os.environ, "HOME": str(home)}, args=ARGS)
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    with sync_api.sync_playwright() as p:
-        yield p
+    return launch(playwright, RESOLVE, env={**os.environ, "HOME": str(home)})
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +135,8 @@ def test_the_set_up_page_opens_the_steps_for_the_phone_it_is_on(served, trusting
     assert opened.get_attribute("data-platform") == kind
     expect(opened.locator("img")).to_be_visible()
     assert opened.locator("img").evaluate("img => img.complete && img.naturalWidth > 0")
-    opened.screenshot(path=str(SHOTS / f"phone-setup-{kind}-{scheme}.png"))
+    if SCREENSHOTS:
+        opened.screenshot(path=str(SHOTS / f"phone-setup-{kind}-{scheme}.png"))
     page.context.close()
 
 

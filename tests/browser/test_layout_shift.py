@@ -15,7 +15,6 @@ on the home Wi-Fi opens them, so the plain-HTTP hint shows too.
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from playwright import sync_api
@@ -28,15 +27,14 @@ from scorekeeper.families import sole_family
 from scorekeeper.games import hands, service
 from scorekeeper.models import Member
 from scorekeeper.sharing import service as sharing
-from tests.browser.conftest import CHROMIUM, phone
+from tests.browser.conftest import PLAIN_HTTP_NAME, phone
 from tests.databases import TEST_PASSWORD, TEST_USERNAME, drop_app, make_app
 
 pytestmark = pytest.mark.browser
 
 CLS_BUDGET = 0.01  # Lighthouse's mobile run must find no more on any page (bench/lighthouse.py)
-NAME = "scorekeeper.test"
+NAME = PLAIN_HTTP_NAME
 PLAYERS = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
-SCRIPT_HELD_S = 0.3
 
 # Every layout shift from the start of the page, with what moved from where to where.
 WATCH = """
@@ -84,22 +82,24 @@ def seed(app) -> dict[str, str]:
         }
 
 
-@pytest.fixture
-def site(tmp_path):
-    """The seeded app served on a loopback port, reached as http://scorekeeper.test:PORT by a
-    Chromium that maps that name to the loopback: plain HTTP, not a secure context."""
-    app = make_app(tmp_path, keep=True, WTF_CSRF_ENABLED=True)
+@pytest.fixture(scope="module")
+def seeded_site(tmp_path_factory):
+    """The seeded app served on a loopback port (shared by this file's tests, which only read it, the
+    last one making a buy): its address as Chromium reaches it over plain HTTP, and the paths."""
+    app = make_app(tmp_path_factory.mktemp("site"), keep=True, WTF_CSRF_ENABLED=True)
     paths = seed(app)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-            f"--host-resolver-rules=MAP {NAME} 127.0.0.1"])
-        yield browser, f"http://{NAME}:{server.server_port}", paths
-        browser.close()
+    yield f"http://{NAME}:{server.server_port}", paths
     server.shutdown()
     drop_app(app)
+
+
+@pytest.fixture
+def site(seeded_site, browser):
+    """The seeded app, reached as http://scorekeeper.test:PORT by a Chromium that maps that name to
+    the loopback: plain HTTP, not a secure context."""
+    return (browser, *seeded_site)
 
 
 def signed_in_cookies(browser, base: str) -> list:
@@ -116,7 +116,8 @@ def signed_in_cookies(browser, base: str) -> list:
 
 
 def hold_script(route) -> None:
-    time.sleep(SCRIPT_HELD_S)  # the page paints meanwhile (a module script does not block it)
+    """Answer once the page has been painted (a module script does not block that)."""
+    route.request.frame.wait_for_function("() => performance.getEntriesByName('first-paint').length > 0")
     route.continue_()
 
 

@@ -15,7 +15,7 @@ from scorekeeper.extensions import db
 from scorekeeper.models import RoundChange, Submission
 from tests.actions import GameActions
 from tests.browser.conftest import (
-    CHROMIUM,
+    PLAIN_HTTP_NAME,
     all_sent,
     connection_back,
     connection_lost,
@@ -142,20 +142,16 @@ def test_an_evening_offline_with_the_service_worker_through_a_reload_and_a_close
 
 
 @pytest.fixture
-def plain_http(tmp_path):
+def plain_http(tmp_path, browser):
     """The app on a plain-HTTP address that is not localhost (http://scorekeeper.test:PORT), and a
     Chromium that finds it there: no secure context, so no service worker."""
     app = make_app(tmp_path, family=None, keep=True, WTF_CSRF_ENABLED=True)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
-            "--host-resolver-rules=MAP scorekeeper.test 127.0.0.1"])
-        page = phone(browser).new_page()
-        page.base_url, page.app = f"http://scorekeeper.test:{server.server_port}", app
-        yield page
-        browser.close()
+    page = phone(browser).new_page()
+    page.base_url, page.app = f"http://{PLAIN_HTTP_NAME}:{server.server_port}", app
+    yield page
+    page.context.close()
     server.shutdown()
     drop_app(app)
 

@@ -19,7 +19,7 @@ from scorekeeper.models import Game, PlayerGame
 from scorekeeper.rules.results import could_hold
 from scorekeeper.rules.scoring import card_totals, score_keys
 from tests.actions import GameActions
-from tests.browser.conftest import sign_up
+from tests.browser.conftest import phone, served, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -149,10 +149,31 @@ def play_game(page, app, variant, rng) -> tuple[int, list[list[tuple[int, int]]]
     return game_id, shown
 
 
+@pytest.fixture(scope="module")
+def family(tmp_path_factory, chromium):
+    """One family, signed up once, whose games every preset's test plays on one server (each game is
+    its own; the saved players are shared); ``app.signed_in`` is a phone's signed-in storage."""
+    with served(tmp_path_factory.mktemp("parity")) as app:
+        page = phone(chromium).new_page()
+        page.base_url = app.base_url
+        sign_up(page)
+        expect(page.get_by_role("heading", name="The Parkers")).to_be_visible()
+        app.signed_in = page.context.storage_state()
+        page.context.close()
+        yield app
+
+
+@pytest.fixture
+def page(family, browser):
+    """A signed-in phone of the family."""
+    page = phone(browser, storage_state=family.signed_in).new_page()
+    page.base_url, page.app = family.base_url, family
+    return page
+
+
 @pytest.mark.parametrize("key", ["family-7", "shanghai-rum", "shanghai-10", "online-11", "house"])
 def test_the_phones_points_and_totals_are_the_servers(page, key):
     app = page.app
-    sign_up(page)
     if key == "house":
         with app.app_context():
             key = save_house_rules(sole_family(), house_variant()).key
