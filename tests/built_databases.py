@@ -17,6 +17,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from flask import Flask
+from flask.testing import FlaskClient
 
 from scorekeeper.extensions import db
 from tests import helpers
@@ -56,3 +57,14 @@ def copy_app(url: str, folder: Path, **config) -> Flask:
     if helpers.POSTGRES_URL:
         app.extensions["test_database"] = name  # dropped with the test's other apps
     return app
+
+
+def signed_in(app: Flask) -> FlaskClient:
+    """A client signed in as ``tester``, on which any 500 fails the test."""
+    return helpers.strict_client(app)
+
+
+def signed_in_copy(url: str, folder: Path) -> tuple[Flask, FlaskClient]:
+    """``copy_app``, and a client signed in on it."""
+    app = copy_app(url, folder)
+    return app, signed_in(app)
