@@ -243,13 +243,14 @@ def test_the_command_refuses_a_season_or_family_it_cannot_print_in_one_line(app,
     assert result.exit_code == 0 and output.read_bytes() == b"%PDF-1.7 fake"
 
 
-largest_game = limits_tests.largest_game  # the largest rules allowed, every hand and buy recorded
+# The largest rules allowed, every hand and buy recorded: played once, copied for each test.
+built_largest, largest_game = limits_tests.built_largest, limits_tests.largest_game
 
 
 @pytest.mark.slow  # a 20-round game of 8 players played first
 @pytest.mark.parametrize("paper", documents.PAPERS)
-def test_the_largest_game_the_rules_allow_takes_one_page_of_the_yearbook(app, client, largest_game, paper):
-    _, game_id = largest_game
+def test_the_largest_game_the_rules_allow_takes_one_page_of_the_yearbook(largest_game, paper):
+    app, client, _, game_id = largest_game
     with app.app_context():
         game = db.session.get(Game, game_id)
         assert game.status == FINISHED

@@ -29,7 +29,7 @@ import io
 import re
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import pytest
@@ -59,6 +59,7 @@ from scorekeeper.models import (
 )
 from scorekeeper.transfer import previews, sheets
 from tests.actions import GameActions
+from tests.built_databases import built, copy_app
 from tests.databases import TEST_PASSWORD, TEST_USERNAME, db_snapshot, strict_client
 from tests.pages import round_data, text_of
 from tests.test_house_rules import GRAN
@@ -621,6 +622,25 @@ def check_own(world: World, where: str, call: Call) -> None:
 # -- the tests -------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def built_world(tmp_path_factory):
+    """Both families, built once per test process: ``(their database's URL, the World)``."""
+    with built(tmp_path_factory.mktemp("isolation"), build_world) as made:
+        yield made
+
+
+@pytest.fixture
+def world(built_world, tmp_path) -> World:
+    """Both families on a copy of the built database of the test's own."""
+    url, made = built_world
+    return replace(made, app=copy_app(url, tmp_path), forbidden=list(made.forbidden))
+
+
+@pytest.fixture
+def app(world):
+    return world.app
+
+
 def test_every_rule_of_the_url_map_has_a_line_in_the_table(app):
     in_map = {(r.endpoint, r.rule, frozenset(r.methods - AUTOMATIC)) for r in app.url_map.iter_rules()}
     in_table = {(endpoint, r.rule, r.methods) for endpoint, r in ROUTES.items()}
@@ -629,8 +649,7 @@ def test_every_rule_of_the_url_map_has_a_line_in_the_table(app):
 
 
 @pytest.mark.parametrize("endpoint", sorted(ROUTES))
-def test_another_familys_ids_get_404_and_no_page_shows_its_data(app, endpoint):
-    world = build_world(app)
+def test_another_familys_ids_get_404_and_no_page_shows_its_data(app, world, endpoint):
     spec = ROUTES[endpoint]
     calls = spec.calls(world)
     assert {c.method for c in calls} == spec.methods, f"{endpoint}: every method of the rule is called"
@@ -647,8 +666,7 @@ def test_another_familys_ids_get_404_and_no_page_shows_its_data(app, endpoint):
         (check_foreign if call.foreign else check_own)(world, where, call)
 
 
-def test_an_invite_link_shows_a_stranger_the_family_name_and_nothing_else(app):
-    world = build_world(app)
+def test_an_invite_link_shows_a_stranger_the_family_name_and_nothing_else(app, world):
     page = strict_client(app, None).get(f"/join/{world.invite_token}")
     assert page.status_code == 200
     assert f"Join {OUR_FAMILY}" in text_of(page)  # intended: whoever has the link sees whom they join
@@ -657,8 +675,7 @@ def test_an_invite_link_shows_a_stranger_the_family_name_and_nothing_else(app):
 
 
 @pytest.mark.parametrize("as_csv", [False, True], ids=["json", "csv"])
-def test_cli_export_of_one_family_holds_nothing_of_the_other(app, tmp_path, as_csv):
-    world = build_world(app)
+def test_cli_export_of_one_family_holds_nothing_of_the_other(app, world, tmp_path, as_csv):
     runner = app.test_cli_runner()
     with app.app_context():
         jones_uid = db.session.execute(select(Game.uid).where(Game.id == world.jones_game)).scalar_one()
@@ -680,8 +697,7 @@ def test_cli_export_of_one_family_holds_nothing_of_the_other(app, tmp_path, as_c
         assert not leaked, f"export --family {chosen} holds the Joneses' {leaked}"
 
 
-def import_fairweathers_export_as_jones(app):
-    world = build_world(app)
+def import_fairweathers_export_as_jones(app, world):
     export = strict_client(app).get("/export.json").get_data()
     before = family_rows(app, world.ours)
     answer = send(app, JONES, own("POST", "/import", upload=export), follow=True)
@@ -690,20 +706,19 @@ def import_fairweathers_export_as_jones(app):
     return answer
 
 
-def test_importing_another_familys_export_leaves_that_family_alone(app):
-    import_fairweathers_export_as_jones(app)
+def test_importing_another_familys_export_leaves_that_family_alone(app, world):
+    import_fairweathers_export_as_jones(app, world)
 
 
-def test_importing_another_familys_export_counts_only_the_importing_familys_games(app):
+def test_importing_another_familys_export_counts_only_the_importing_familys_games(app, world):
     """Copies for the Joneses; the message says nothing about who else holds those games."""
-    answer = import_fairweathers_export_as_jones(app)
+    answer = import_fairweathers_export_as_jones(app, world)
     assert "Imported 3 games; 0 were already here." in text_of(answer)
 
 
-def test_another_familys_house_rules_key_prints_no_sheet(app):
+def test_another_familys_house_rules_key_prints_no_sheet(app, world):
     """``/print/sheet.pdf?variant=house-<Fairweather's id>``: the form's error (a 400), nothing of
     Fairweather's rules on it, nothing written."""
-    world = build_world(app)
     before = db_snapshot(app)
     call = own("GET", f"/print/sheet.pdf?variant=house-{world.rules_id}&players=Jasper,Jemima,Jolyon")
     for method in ("GET", "HEAD"):
@@ -715,9 +730,8 @@ def test_another_familys_house_rules_key_prints_no_sheet(app):
     assert send(app, TEST_USERNAME, call).mimetype == "application/pdf"  # the key is real: it is the family check
 
 
-def test_importing_another_familys_rules_file_leaves_that_family_alone(app):
+def test_importing_another_familys_rules_file_leaves_that_family_alone(app, world):
     """A rules file is meant to travel: the Joneses get their own copy, Fairweather's row stays."""
-    world = build_world(app)
     file = strict_client(app).get(f"/house-rules/{world.rules_id}/rules.json").get_data()
     before = family_rows(app, world.ours)
     answer = send(app, JONES, own("POST", "/house-rules/import", upload=file))

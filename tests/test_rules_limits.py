@@ -10,8 +10,11 @@ import io
 import json
 from dataclasses import replace
 from itertools import count
+from typing import NamedTuple
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -20,6 +23,8 @@ from scorekeeper.printing import documents
 from scorekeeper.rules import limits
 from scorekeeper.rules.house import variant_problems, wild_suit_cards
 from scorekeeper.transfer import checks
+from tests.actions import GameActions
+from tests.built_databases import built, signed_in, signed_in_copy
 from tests.databases import db_snapshot
 from tests.fuzz_strategies import fuzz
 from tests.pages import element_text, text_of
@@ -303,9 +308,10 @@ LARGEST_CARRY = replace(LARGEST, buys_counted="carry", max_players=limits.MOST_P
 EIGHT = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
 
 
-@pytest.fixture
-def largest_game(client, actions) -> tuple[str, int]:
+def play_largest_game(app) -> Largest:
     """The largest rules as house rules, and a game of them: every hand recorded, every buy made."""
+    client = signed_in(app)
+    actions = GameActions(client, app)
     page = import_rules_file(client, rules_file(LARGEST.to_dict()))
     assert page.status_code == 302, text_of(page)
     key = "house-" + page.headers["Location"].rsplit("/", 1)[1]
@@ -314,7 +320,28 @@ def largest_game(client, actions) -> tuple[str, int]:
     for number in range(1, limits.MOST_ROUNDS + 1):
         actions.record(ids, game_id, number, "Ann", {name: "K K JK" for name in EIGHT[1:]},
                        buys=dict.fromkeys(EIGHT, limits.MOST_BUYS))
-    return key, game_id
+    return Largest(app, client, key, game_id)
+
+
+class Largest(NamedTuple):
+    app: Flask
+    client: FlaskClient  # signed in as tester
+    key: str  # the house rules' key
+    game_id: int
+
+
+@pytest.fixture(scope="module")
+def built_largest(tmp_path_factory):
+    """The largest game, played once per test process: (its database's URL, what was played)."""
+    with built(tmp_path_factory.mktemp("largest"), play_largest_game) as made:
+        yield made
+
+
+@pytest.fixture
+def largest_game(built_largest, tmp_path) -> Largest:
+    """The largest game on a copy of its database of the test's own."""
+    url, played = built_largest
+    return played._replace(**dict(zip(("app", "client"), signed_in_copy(url, tmp_path), strict=True)))
 
 
 def test_the_largest_rules_allowed_are_allowed():
@@ -329,18 +356,18 @@ def one_page(response) -> None:
 
 @pytest.mark.slow  # a 20-round game of 8 players played first
 @pytest.mark.parametrize("paper", documents.PAPERS)
-def test_the_largest_rules_print_a_blank_sheet_on_one_page(client, largest_game, paper):
-    key, _ = largest_game
+def test_the_largest_rules_print_a_blank_sheet_on_one_page(largest_game, paper):
+    client, key = largest_game.client, largest_game.key
     one_page(client.get(f"/print/sheet.pdf?variant={key}&players={','.join(EIGHT)}&paper={paper}"))
 
 
 @pytest.mark.slow  # a 20-round game of 8 players played first
 @pytest.mark.parametrize("paper", documents.PAPERS)
-def test_the_largest_rules_print_a_filled_sheet_on_one_page(client, largest_game, paper):
-    one_page(client.get(f"/games/{largest_game[1]}/sheet.pdf?paper={paper}"))
+def test_the_largest_rules_print_a_filled_sheet_on_one_page(largest_game, paper):
+    one_page(largest_game.client.get(f"/games/{largest_game.game_id}/sheet.pdf?paper={paper}"))
 
 
 @pytest.mark.slow  # a 20-round game of 8 players played first
 @pytest.mark.parametrize("paper", documents.PAPERS)
-def test_the_largest_rules_print_a_rule_card_on_one_page(client, largest_game, paper):
-    one_page(client.get(f"/games/{largest_game[1]}/rules.pdf?paper={paper}"))
+def test_the_largest_rules_print_a_rule_card_on_one_page(largest_game, paper):
+    one_page(largest_game.client.get(f"/games/{largest_game.game_id}/rules.pdf?paper={paper}"))
