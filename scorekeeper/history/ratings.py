@@ -13,9 +13,10 @@ from datetime import datetime
 from functools import cache
 from itertools import groupby
 
-from sqlalchemy import DateTime, bindparam, func, insert, literal, or_, select, union_all
+from sqlalchemy import DateTime, bindparam, func, literal, or_, select, union_all
 from sqlalchemy.orm import aliased
 
+from .. import bulk
 from ..extensions import db
 from ..models import FINISHED, Family, Game, PlayerGame, Rating
 from ..rules import ratings as model
@@ -53,8 +54,7 @@ def rate_from(family_id: int, played_at: datetime | None = None, game_id: int = 
          "mu": rated.skill.mu, "sigma": rated.skill.sigma, "shown": rated.skill.shown, "change": rated.change}
         for rated in model.replay(games, {pid: skill for pid, (skill, _) in start.items()})
     ]
-    for at in range(0, len(new), 2000):
-        db.session.execute(insert(Rating), new[at:at + 2000])
+    bulk.insert_rows(Rating.__table__, new)
 
 
 def rebuild(family_id: int) -> None:

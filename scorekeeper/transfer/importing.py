@@ -6,14 +6,16 @@ fit in one web request.
 
 from __future__ import annotations
 
+import gc
 import logging
 import uuid
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 
-from .. import rules
+from .. import bulk, rules
 from ..extensions import db
 from ..families import commit_for, family_players
 from ..games.summary import summary_rows
@@ -55,7 +57,8 @@ def import_games(family: Family, data: dict, uids: list[str], games: Iterable[di
     entries of those uids, which may be made one by one as they are written (``CHUNK`` at a time),
     so that an import of thousands of games never holds them all at once."""
     try:
-        return _import(family, data, uids, games)
+        with _no_cycle_collection():
+            return _import(family, data, uids, games)
     except IntegrityError:
         # The same games written by another request at the same moment (an Import pressed twice).
         db.session.rollback()
@@ -64,6 +67,20 @@ def import_games(family: Family, data: dict, uids: list[str], games: Iterable[di
     except Exception:
         db.session.rollback()
         raise
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused for the import: the rows it makes are hundreds of thousands
+    of dicts and lists without cycles, and each full collection walks them all (a second or more
+    of a 4,000-game import). What cycles there are go at the next collection after it."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _import(family: Family, data: dict, uids: list[str], games: Iterable[dict]) -> tuple[int, int]:
@@ -165,7 +182,7 @@ def _write_games(
     """Bulk-insert ``entries`` (checked games) with their seats, hands, change histories and
     summaries; the new games' ids."""
     games = [_game_row(family_id, entry, keys) for entry in entries]
-    game_ids = _insert_returning_ids(Game, games)
+    game_ids = bulk.insert_returning_ids(Game, games)
     seats, rounds, hands, changes, summaries = [], [], [], [], []
     for entry, game, game_id in zip(entries, games, game_ids):
         seated = [players[name.casefold()] for name in entry["seats"]]
@@ -190,41 +207,12 @@ def _write_games(
         summaries += summary_rows(
             family_id, game_id, game["variant_key"], game["status"], game["started_at"], seated, recorded
         )
-    results = _result_rows(_insert_returning_ids(GameRound, rounds), hands, players)
+    results = _result_rows(bulk.insert_returning_ids(GameRound, rounds), hands, players)
     for model, rows in ((Seat, seats), (Result, results), (PlayerGame, summaries)):
-        _bulk_insert(model.__table__, rows)
+        bulk.insert_rows(model.__table__, rows)
     if changes:  # JSON points: through SQLAlchemy, which knows how each database keeps JSON
         db.session.execute(insert(RoundChange.__table__), changes)
     return game_ids
-
-
-def _bulk_insert(table, rows: list[dict]) -> None:
-    """Insert plain rows (numbers, text, dates, true/false) straight through the database driver: a
-    ``COPY`` on PostgreSQL, one ``executemany`` on SQLite. SQLAlchemy's own bulk insert spends
-    seconds of Python per hundred thousand rows, which an import of thousands of games has."""
-    if not rows:
-        return
-    connection = db.session.connection()
-    dialect = connection.dialect
-    names = list(rows[0])
-    defaults = {c.name: c.default.arg for c in table.c
-                if c.name not in names and not c.primary_key and c.default is not None and c.default.is_scalar}
-    columns = [table.c[name] for name in [*names, *defaults]]
-    quoted = ", ".join(dialect.identifier_preparer.quote(c.name) for c in columns)
-    into = dialect.identifier_preparer.format_table(table)
-    driver = connection.connection.driver_connection
-    if dialect.name == "postgresql":
-        with driver.cursor() as cursor, cursor.copy(f"COPY {into} ({quoted}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row([row[name] for name in names] + list(defaults.values()))
-        return
-    processors = [c.type._cached_bind_processor(dialect) for c in columns]
-    values = [
-        tuple(process(value) if process else value
-              for process, value in zip(processors, [*(row[name] for name in names), *defaults.values()]))
-        for row in rows
-    ]
-    driver.cursor().executemany(f"INSERT INTO {into} ({quoted}) VALUES ({', '.join('?' * len(columns))})", values)
 
 
 def _game_row(family_id: int, entry: dict, keys: dict[str, str]) -> dict:
@@ -276,12 +264,3 @@ def _result_rows(round_ids: list[int], hands: list[list[dict]], players: dict[st
         for round_id, round_results in zip(round_ids, hands)
         for seat, r in enumerate(round_results)
     ]
-
-
-def _insert_returning_ids(model, rows: list[dict]) -> list[int]:
-    """Insert ``rows`` in one statement; their new ids, in the same order."""
-    if not rows:
-        return []
-    table = model.__table__
-    statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
-    return list(db.session.execute(statement, rows).scalars())
