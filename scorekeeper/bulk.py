@@ -5,6 +5,9 @@ PostgreSQL costs the driver as long again to parse."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
+
 from sqlalchemy import insert, text
 
 from .extensions import db
@@ -12,14 +15,17 @@ from .extensions import db
 NEW_IDS = text("SELECT nextval(pg_get_serial_sequence(:table, 'id')::regclass) FROM generate_series(1, :count)")
 
 
-def insert_rows(table, rows: list[dict]) -> None:
-    """Insert plain rows (numbers, text, dates, true/false, JSON: dicts of the same columns) into ``table``;
-    the columns left out take their defaults."""
-    if not rows:
+def insert_rows(table, rows: Iterable[dict]) -> None:
+    """Insert plain rows (numbers, text, dates, true/false, JSON: dicts of the same columns) into
+    ``table``; the columns left out take their defaults. ``rows`` may be made as they are written:
+    on PostgreSQL the server stores them while the next are made."""
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
         return
     connection = db.session.connection()
     dialect = connection.dialect
-    names = list(rows[0])
+    names = list(first)
     defaulted = [c for c in table.c
                  if c.name not in names and not c.primary_key and c.default is not None and c.default.is_scalar]
     defaults = [c.default.arg for c in defaulted]
@@ -38,11 +44,11 @@ def insert_rows(table, rows: list[dict]) -> None:
 
     if dialect.name == "postgresql":
         with driver.cursor() as cursor, cursor.copy(f"COPY {into} ({quoted}) FROM STDIN") as copy:
-            for row in rows:
+            for row in itertools.chain([first], rows):
                 copy.write_row(values(row))
         return
     driver.cursor().executemany(f"INSERT INTO {into} ({quoted}) VALUES ({', '.join('?' * len(columns))})",
-                                [tuple(values(row)) for row in rows])
+                                (tuple(values(row)) for row in itertools.chain([first], rows)))
 
 
 def insert_returning_ids(model, rows: list[dict]) -> list[int]:
@@ -54,7 +60,7 @@ def insert_returning_ids(model, rows: list[dict]) -> list[int]:
     table = model.__table__
     if db.session.connection().dialect.name == "postgresql":
         ids = list(db.session.execute(NEW_IDS, {"table": table.name, "count": len(rows)}).scalars())
-        insert_rows(table, [{"id": id_, **row} for id_, row in zip(ids, rows)])
+        insert_rows(table, ({"id": id_, **row} for id_, row in zip(ids, rows)))
         return ids
     statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
     return list(db.session.execute(statement, rows).scalars())
