@@ -5,6 +5,7 @@ the same file twice, the templates, and the command line."""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import io
 import re
@@ -627,3 +628,37 @@ def test_the_import_uses_the_previews_reading_unless_an_answer_changed_it(client
     done = confirm(client, answered, **{"out:2:1": "Ann"})  # the same answer: the reading kept is imported
     assert done.status_code == 302 and len(read) == 2
     assert finished_totals(app)["2024-05-01"] == {"Ann": 50, "Bob": 70, "Cy": 115}
+
+
+def test_a_sheet_written_a_few_games_at_a_time_keeps_each_games_hands_totals_ratings_and_figures(
+    client, app, monkeypatch,
+):
+    """A large sheet goes in a chunk of games at a time, the next chunk's rows made while one is
+    written: each game keeps its own hands, totals and winner, and the ratings and kept figures
+    are those of the whole history counted again."""
+    from scorekeeper.transfer import importing
+    from tests.attack_files import sheet_of_games
+    from tests.test_kept import assert_kept_equals_recount
+    from tests.test_ratings import _assert_kept_equals_rebuild
+
+    monkeypatch.setattr(importing, "CHUNK", 2)
+    raw = sheet_of_games(7, players=4)
+    written: dict[str, dict[str, int]] = {}
+    for line in list(csv.reader(io.StringIO(raw.decode())))[1:]:
+        written.setdefault(line[0], {})[line[1]] = sum(int(score) for score in line[2:-1])
+    assert confirm(client, upload(client, raw, name="games.csv")).status_code == 302
+    assert finished_totals(app) == written
+    with app.app_context():
+        hands = db.session.execute(
+            db.select(GameRound.game_id, Result.player_id, db.func.sum(Result.points), db.func.count())
+            .join(Result, Result.round_id == GameRound.id).group_by(GameRound.game_id, Result.player_id)
+        ).all()
+        totals = db.session.execute(db.select(PlayerGame.game_id, PlayerGame.player_id, PlayerGame.total)).all()
+        assert sorted((g, p, t) for g, p, t, _ in hands) == sorted(totals) and len(totals) == 7 * 4
+        assert {count for *_, count in hands} == {len(F7.rounds)}
+        assert_kept_equals_recount(our_family().id)
+        assert _assert_kept_equals_rebuild(our_family().id)
+    last = written[max(written)]
+    low = min(last.values())
+    winners = " & ".join(name for name, total in last.items() if total == low)
+    assert f"Won by {winners} with {low}" in text_of(client.get("/history"))

@@ -13,9 +13,10 @@ from datetime import datetime
 from functools import cache
 from itertools import groupby
 
-from sqlalchemy import DateTime, bindparam, func, insert, literal, or_, select, union_all
+from sqlalchemy import DateTime, bindparam, func, literal, or_, select, union_all
 from sqlalchemy.orm import aliased
 
+from .. import bulk
 from ..extensions import db
 from ..models import FINISHED, Family, Game, PlayerGame, Rating
 from ..rules import ratings as model
@@ -47,14 +48,13 @@ def rate_from(family_id: int, played_at: datetime | None = None, game_id: int = 
     started = {row.game_id: row.started_at for row in rows}
     games = [(gid, [(r.player_id, r.total) for r in seats]) for gid, seats in groupby(rows, lambda r: r.game_id)]
     start = latest(family_id, {r.player_id for r in rows}) if played_at is not None else {}
-    new = [
+    # Written as the replay rates each game: the database stores one while the next is rated.
+    bulk.insert_rows(Rating.__table__, (
         {"family_id": family_id, "game_id": rated.game_id, "player_id": rated.player_id,
          "played_at": started[rated.game_id], "month": started[rated.game_id].strftime("%Y-%m"),
          "mu": rated.skill.mu, "sigma": rated.skill.sigma, "shown": rated.skill.shown, "change": rated.change}
         for rated in model.replay(games, {pid: skill for pid, (skill, _) in start.items()})
-    ]
-    for at in range(0, len(new), 2000):
-        db.session.execute(insert(Rating), new[at:at + 2000])
+    ))
 
 
 def rebuild(family_id: int) -> None:

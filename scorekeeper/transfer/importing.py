@@ -6,14 +6,19 @@ fit in one web request.
 
 from __future__ import annotations
 
+import gc
+import itertools
 import logging
 import uuid
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from sqlalchemy import insert
 from sqlalchemy.exc import IntegrityError
 
-from .. import rules
+from .. import bulk, rules
 from ..extensions import db
 from ..families import commit_for, family_players
 from ..games.summary import summary_rows
@@ -55,7 +60,8 @@ def import_games(family: Family, data: dict, uids: list[str], games: Iterable[di
     entries of those uids, which may be made one by one as they are written (``CHUNK`` at a time),
     so that an import of thousands of games never holds them all at once."""
     try:
-        return _import(family, data, uids, games)
+        with _no_cycle_collection():
+            return _import(family, data, uids, games)
     except IntegrityError:
         # The same games written by another request at the same moment (an Import pressed twice).
         db.session.rollback()
@@ -64,6 +70,20 @@ def import_games(family: Family, data: dict, uids: list[str], games: Iterable[di
     except Exception:
         db.session.rollback()
         raise
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused for the import: the rows it makes are hundreds of thousands
+    of dicts and lists without cycles, and each full collection walks them all (a second or more
+    of a 4,000-game import). What cycles there are go at the next collection after it."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _import(family: Family, data: dict, uids: list[str], games: Iterable[dict]) -> tuple[int, int]:
@@ -76,12 +96,17 @@ def _import(family: Family, data: dict, uids: list[str], games: Iterable[dict]) 
     db.session.flush()  # the new players' ids
     player_ids = {name: player.id for name, player in players.items()}
     first_id, added = None, 0
-    for chunk in _chunks(games):
-        keys.update(_deleted_rules_keys(chunk, keys, known))
-        fresh = [entry for entry in chunk if entry["uid"] not in known]
-        if fresh:
-            ids = _write_games(family.id, fresh, player_ids, keys, members)
-            first_id, added = first_id or min(ids), added + len(fresh)
+
+    def rows() -> Iterator[_Rows]:
+        for chunk in _chunks(games):
+            keys.update(_deleted_rules_keys(chunk, keys, known))
+            yield _rows(family.id, [entry for entry in chunk if entry["uid"] not in known], player_ids, keys, members)
+
+    with _made_ahead(rows()) as chunks:
+        for chunk in chunks:
+            if chunk.games:
+                ids = _write(chunk)
+                first_id, added = first_id or min(ids), added + len(ids)
     if added:
         # From the earliest new game as stored, whatever form the file gave its time in.
         earliest = db.session.execute(
@@ -159,22 +184,47 @@ def _deleted_rules_keys(games: list[dict], keys: dict[str, str], known: dict[str
     return deleted
 
 
-def _write_games(
+@dataclass
+class _Rows:
+    """A chunk of new games as the rows they are stored in, each game's id and each round's id
+    left to be filled in as they are written."""
+
+    games: list[dict]
+    rounds: list[list[dict]]  # each game's rounds
+    results: list[list[dict]]  # each round's results, rounds in the order of ``rounds``
+    seats: list[list[dict]]  # each game's seats
+    summaries: list[list[dict]]  # each game's players' summaries
+    changes: list[list[dict]]  # each game's change history
+
+
+@contextmanager
+def _made_ahead(chunks: Iterator[_Rows]) -> Iterator[Iterator[_Rows]]:
+    """``chunks``, each next one made in a thread while the caller writes this one: the database
+    checks one chunk's keys while the rows of the next are made (nothing there touches the database)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+
+        def ahead() -> Iterator[_Rows]:
+            coming = thread.submit(next, chunks, None)
+            while (chunk := coming.result()) is not None:
+                coming = thread.submit(next, chunks, None)
+                yield chunk
+
+        yield ahead()
+
+
+def _rows(
     family_id: int, entries: list[dict], players: dict[str, int], keys: dict[str, str], members: dict[str, int]
-) -> list[int]:
-    """Bulk-insert ``entries`` (checked games) with their seats, hands, change histories and
-    summaries; the new games' ids."""
-    games = [_game_row(family_id, entry, keys) for entry in entries]
-    game_ids = _insert_returning_ids(Game, games)
-    seats, rounds, hands, changes, summaries = [], [], [], [], []
-    for entry, game, game_id in zip(entries, games, game_ids):
+) -> _Rows:
+    """``entries`` (checked games) as rows: the games, their seats, hands, change histories and summaries."""
+    made = _Rows([], [], [], [], [], [])
+    for entry in entries:
+        game = _game_row(family_id, entry, keys)
         seated = [players[name.casefold()] for name in entry["seats"]]
-        seats += [{"game_id": game_id, "player_id": p, "position": i} for i, p in enumerate(seated)]
         position_of = {name.casefold(): i for i, name in enumerate(entry["seats"])}
-        recorded = []
+        rounds, recorded = [], []
         for round_ in sorted(entry["rounds"], key=lambda r: r["position"]):
             rounds.append({
-                "game_id": game_id,
+                "game_id": None,
                 "position": round_["position"],
                 "number": round_["number"],
                 "dealer": round_["dealer"],
@@ -183,48 +233,34 @@ def _write_games(
                 "source": round_.get("source", TABLE),
             })
             results = sorted(round_["results"], key=lambda r: position_of[r["player"].casefold()])
-            hands.append(results)
+            made.results.append(_result_rows(results, players))
             if rounds[-1]["recorded_at"] is not None:
                 recorded.append([{**r, "marked": rounds[-1]["source"] == TABLE} for r in results])
-        changes += _change_rows(game_id, entry, members)
-        summaries += summary_rows(
-            family_id, game_id, game["variant_key"], game["status"], game["started_at"], seated, recorded
-        )
-    results = _result_rows(_insert_returning_ids(GameRound, rounds), hands, players)
-    for model, rows in ((Seat, seats), (Result, results), (PlayerGame, summaries)):
-        _bulk_insert(model.__table__, rows)
+        made.games.append(game)
+        made.rounds.append(rounds)
+        made.seats.append([{"game_id": None, "player_id": p, "position": i} for i, p in enumerate(seated)])
+        made.summaries.append(summary_rows(
+            family_id, None, game["variant_key"], game["status"], game["started_at"], seated, recorded))
+        made.changes.append(_change_rows(entry, members))
+    return made
+
+
+def _write(chunk: _Rows) -> list[int]:
+    """Bulk-insert a chunk's rows; the new games' ids."""
+    game_ids = bulk.insert_returning_ids(Game, chunk.games)
+    for game_id, *rows in zip(game_ids, chunk.rounds, chunk.seats, chunk.summaries, chunk.changes):
+        for row in itertools.chain.from_iterable(rows):
+            row["game_id"] = game_id
+    round_ids = bulk.insert_returning_ids(GameRound, list(itertools.chain.from_iterable(chunk.rounds)))
+    for round_id, results in zip(round_ids, chunk.results):
+        for row in results:
+            row["round_id"] = round_id
+    for model, rows in ((Seat, chunk.seats), (Result, chunk.results), (PlayerGame, chunk.summaries)):
+        bulk.insert_rows(model.__table__, itertools.chain.from_iterable(rows))
+    changes = list(itertools.chain.from_iterable(chunk.changes))
     if changes:  # JSON points: through SQLAlchemy, which knows how each database keeps JSON
         db.session.execute(insert(RoundChange.__table__), changes)
     return game_ids
-
-
-def _bulk_insert(table, rows: list[dict]) -> None:
-    """Insert plain rows (numbers, text, dates, true/false) straight through the database driver: a
-    ``COPY`` on PostgreSQL, one ``executemany`` on SQLite. SQLAlchemy's own bulk insert spends
-    seconds of Python per hundred thousand rows, which an import of thousands of games has."""
-    if not rows:
-        return
-    connection = db.session.connection()
-    dialect = connection.dialect
-    names = list(rows[0])
-    defaults = {c.name: c.default.arg for c in table.c
-                if c.name not in names and not c.primary_key and c.default is not None and c.default.is_scalar}
-    columns = [table.c[name] for name in [*names, *defaults]]
-    quoted = ", ".join(dialect.identifier_preparer.quote(c.name) for c in columns)
-    into = dialect.identifier_preparer.format_table(table)
-    driver = connection.connection.driver_connection
-    if dialect.name == "postgresql":
-        with driver.cursor() as cursor, cursor.copy(f"COPY {into} ({quoted}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row([row[name] for name in names] + list(defaults.values()))
-        return
-    processors = [c.type._cached_bind_processor(dialect) for c in columns]
-    values = [
-        tuple(process(value) if process else value
-              for process, value in zip(processors, [*(row[name] for name in names), *defaults.values()]))
-        for row in rows
-    ]
-    driver.cursor().executemany(f"INSERT INTO {into} ({quoted}) VALUES ({', '.join('?' * len(columns))})", values)
 
 
 def _game_row(family_id: int, entry: dict, keys: dict[str, str]) -> dict:
@@ -242,10 +278,10 @@ def _game_row(family_id: int, entry: dict, keys: dict[str, str]) -> dict:
     }
 
 
-def _change_rows(game_id: int, entry: dict, members: dict[str, int]) -> list[dict]:
+def _change_rows(entry: dict, members: dict[str, int]) -> list[dict]:
     return [
         {
-            "game_id": game_id,
+            "game_id": None,
             "number": change["number"],
             "action": change["action"],
             "member_id": members.get(change["by"].lower()),
@@ -257,11 +293,11 @@ def _change_rows(game_id: int, entry: dict, members: dict[str, int]) -> list[dic
     ]
 
 
-def _result_rows(round_ids: list[int], hands: list[list[dict]], players: dict[str, int]) -> list[dict]:
-    """One row per player per round, in seat order (``hands`` holds each round's results so)."""
+def _result_rows(results: list[dict], players: dict[str, int]) -> list[dict]:
+    """A round's rows of results, ``results`` in seat order (its id filled in as it is written)."""
     return [
         {
-            "round_id": round_id,
+            "round_id": None,
             "player_id": players[r["player"].casefold()],
             "position": seat,
             "buys": r["buys"],
@@ -273,15 +309,5 @@ def _result_rows(round_ids: list[int], hands: list[list[dict]], players: dict[st
             "bonus": r["bonus"],
             "points": r["points"],
         }
-        for round_id, round_results in zip(round_ids, hands)
-        for seat, r in enumerate(round_results)
+        for seat, r in enumerate(results)
     ]
-
-
-def _insert_returning_ids(model, rows: list[dict]) -> list[int]:
-    """Insert ``rows`` in one statement; their new ids, in the same order."""
-    if not rows:
-        return []
-    table = model.__table__
-    statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
-    return list(db.session.execute(statement, rows).scalars())

@@ -13,7 +13,7 @@ from ..families import family_players
 from ..games.service import PAST_GAME_HOUR
 from ..models import HOUSE_PREFIX, SHEET, Family, utcnow
 from . import importing, previews
-from .sheet_games import Sheet, read_sheet
+from .sheet_games import PaperHand, Sheet, read_sheet
 from .sheets import Cell
 
 EVENING = PAST_GAME_HOUR  # a game from paper begins the evening of its day, in sheet order
@@ -68,9 +68,10 @@ def import_sheet(family: Family, sheet: Sheet) -> tuple[int, int]:
 def _game_entries(sheet: Sheet) -> Iterator[dict]:
     """Each game of the sheet as an export's game entry, made as the import writes it."""
     per_day: dict[date, int] = {}
+    bonuses: dict[tuple[PaperHand, int], int] = {}  # a few hundred shapes of hand in thousands of games
     for game in sheet.games:
         nth = per_day[game.day] = per_day.get(game.day, -1) + 1
-        yield _game_entry(game, sheet.variant, datetime.combine(game.day, EVENING) + timedelta(hours=nth))
+        yield _game_entry(game, sheet.variant, datetime.combine(game.day, EVENING) + timedelta(hours=nth), bonuses)
 
 
 def sheet_data(family: Family, sheet: Sheet) -> dict:
@@ -94,7 +95,16 @@ def sheet_data(family: Family, sheet: Sheet) -> dict:
     }
 
 
-def _game_entry(game, variant: rules.Variant, started: datetime) -> dict:
+def _bonus(variant: rules.Variant, hand: PaperHand, number: int, bonuses: dict[tuple[PaperHand, int], int]) -> int:
+    """The bonus in a hand's points, worked out once per shape of hand and round."""
+    bonus = bonuses.get((hand, number))
+    if bonus is None:
+        bonus = bonuses[hand, number] = rules.hand_score(variant, rules.Hand(
+            0, hand.went_out, hand.laid_down, hand_total=hand.hand_total, bonus_code=hand.bonus_code), number)[1]
+    return bonus
+
+
+def _game_entry(game, variant: rules.Variant, started: datetime, bonuses: dict[tuple[PaperHand, int], int]) -> dict:
     # The sheet does not say who dealt: the rounds are dealt round from seat 1, marked as a guess (SHEET).
     schedule = rules.schedule(game.numbers, 0, len(game.names))
     rounds = []
@@ -108,9 +118,7 @@ def _game_entry(game, variant: rules.Variant, started: datetime) -> dict:
                     "player": game.names[seat], "buys": 0, "laid_down": hand.laid_down,
                     "went_out": hand.went_out, "cards": "", "hand_total": hand.hand_total,
                     "bonus_code": hand.bonus_code, "points": points[seat],
-                    "bonus": rules.hand_score(variant, rules.Hand(seat, hand.went_out, hand.laid_down,
-                                                                  hand_total=hand.hand_total,
-                                                                  bonus_code=hand.bonus_code), number)[1],
+                    "bonus": _bonus(variant, hand, number, bonuses),
                 }
                 for seat, hand in enumerate(paper)
             ],
