@@ -65,6 +65,21 @@ def _template_helpers(app: Flask) -> None:
     app.jinja_env.filters.update(FILTERS, local_time=local_time)  # local_time: shown in the phone's own zone
 
 
+# The config a family's server starts from; config.py in the instance folder and SCOREKEEPER_*
+# variables change it.
+DEFAULTS = dict(
+    WTF_CSRF_TIME_LIMIT=None,  # a form may sit open for a whole hand
+    MAX_CONTENT_LENGTH=32 * 1024 * 1024,  # imports larger than this go through the command line
+    MAX_FORM_MEMORY_SIZE=1024 * 1024,  # form fields (not files) together
+    OPEN_SIGNUP=True,  # anyone may start a new family on this server
+    REMEMBER_COOKIE_DURATION=timedelta(days=90),  # phones stay signed in for weeks
+    HTTPS=False,  # True when served over HTTPS: cookies are then sent only over it
+    PROXIES=0,  # reverse proxies in front of the app, whose X-Forwarded-* headers to trust
+    PUBLIC_URL=None, SETUP_CODE=None,  # see hosting.addresses.base_url and accounts.forms (set by ``serve``)
+    PASSWORD_HASH="scrypt",  # Werkzeug's method for new passwords (tests choose a cheaper one)
+)
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: config from the instance folder and ``SCOREKEEPER_*`` environment."""
     app = Flask(
@@ -76,18 +91,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     )
     instance_path = Path(app.instance_path)
     instance_path.mkdir(parents=True, exist_ok=True)
-    app.config.from_mapping(
-        SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance_path / 'scorekeeper.sqlite'}",
-        WTF_CSRF_TIME_LIMIT=None,  # a form may sit open for a whole hand
-        MAX_CONTENT_LENGTH=32 * 1024 * 1024,  # imports larger than this go through the command line
-        MAX_FORM_MEMORY_SIZE=1024 * 1024,  # form fields (not files) together
-        OPEN_SIGNUP=True,  # anyone may start a new family on this server
-        REMEMBER_COOKIE_DURATION=timedelta(days=90),  # phones stay signed in for weeks
-        HTTPS=False,  # True when served over HTTPS: cookies are then sent only over it
-        PROXIES=0,  # reverse proxies in front of the app, whose X-Forwarded-* headers to trust
-        PUBLIC_URL=None, SETUP_CODE=None,  # see hosting.addresses.base_url and accounts.forms (set by ``serve``)
-        PASSWORD_HASH="scrypt",  # Werkzeug's method for new passwords (tests choose a cheaper one)
-    )
+    app.config.from_mapping(DEFAULTS, SQLALCHEMY_DATABASE_URI=f"sqlite:///{instance_path / 'scorekeeper.sqlite'}")
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
         # SCOREKEEPER_SECRET_KEY, SCOREKEEPER_DATABASE_URL, ...
