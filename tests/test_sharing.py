@@ -179,6 +179,8 @@ def test_a_submission_sent_twice_counts_once(app, client, actions):
     first = client.post(score_url(game_id, 1), data=hand, follow_redirects=True)
     again = client.post(score_url(game_id, 1), data=hand, follow_redirects=True)
     assert "Round 1 saved" in text_of(first)
+    # Answered as the first time: the hand was saved, not "updated", and round 2 is next.
+    assert "Round 1 saved" in text_of(again) and again.request.path == f"/games/{game_id}"
     assert "another phone" not in text_of(again) and "flash-error" not in again.text
     with app.app_context():
         assert len(db.session.execute(db.select(RoundChange)).all()) == 1

@@ -54,9 +54,9 @@ def card_entry(game_id: int, number: int):
             if version > MAX_ID:
                 version = -1
             try:
-                once(game.family_id, request.form.get("submission"), lambda: record_round(
+                earlier = once(game.family_id, request.form.get("submission"), lambda: record_round(
                     game, number, entries, version, by=acting_person(game.family_id)
-                ))
+                ), outcome={"editing": editing})
             except StaleEntry as error:
                 _take_fresh_marks(form, round_)
                 flash(str(error), "error")
@@ -67,6 +67,8 @@ def card_entry(game_id: int, number: int):
             except RuleError as error:
                 flash(str(error), "error")
                 return redirect(url_for("games.standings", game_id=game.id))
+            if earlier is not None:  # sent again (or from two phones at once): answered as the first time
+                editing = bool((earlier.outcome or {}).get("editing"))
             if editing:
                 flash(f"Round {number} updated.", "success")
                 return redirect(url_for("games.standings", game_id=game.id))
