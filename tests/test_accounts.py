@@ -117,6 +117,7 @@ def test_after_the_first_family_welcome_is_no_longer_offered(new_instance):
     assert signed_out(stranger)
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_first_member_takes_over_a_family_kept_from_before_accounts(app, actions):
     """Games recorded before anyone signed up stay with the family made on the welcome page."""
     game_id = actions.new_game("family-7", ["Annabel", "Bertram", "Cyril"])

@@ -139,6 +139,7 @@ def test_undo_then_score_again_then_edit_each_apply_once_in_order(app, table, ac
     {"id": "action-bad4", "kind": "hand", "round": 1, "base": 0, "hands": [{"player": 1, "counts": {"ZZ": 1}}] * 3},
     {"id": "action-bad5", "kind": "buy", "round": 1, "base": True, "player": 1},
 ])
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_an_entry_no_phone_could_make_is_refused_plainly(table, client, body):
     response = client.post(f"/games/{table.game_id}/actions", json=body)
     assert response.status_code == 400

@@ -187,6 +187,7 @@ def test_a_hand_larger_than_dealt_plus_the_players_own_buys(client, app, actions
     assert db_snapshot(app) == before
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_online_11_rounds_10_and_11_allow_19_cards_not_20(client, app, actions):
     game_id = actions.new_game("online-11", ["Ann", "Bob"], first_dealer="Ann")
     ids = actions.player_ids(game_id)
@@ -390,6 +391,7 @@ def test_player_count_at_the_edges_of_the_range_is_fine(client, variant, count):
     assert len(input_values(page, "seat")) == count
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_duplicate_names(client, app, empty):
     page = client.post("/games/new", data={"variant": "family-7", "new_players": "Ann, Bob, ann"})
     assert "ann is in the game twice." in element_text(page, "new_players-errors")
@@ -491,6 +493,7 @@ def test_skip_first_hand_is_ignored_where_the_preset_has_no_such_option(client, 
     ("GET", "/games/99999999999999999999"),  # beyond a 64-bit integer
     ("GET", "/games/99999999999999999999/standings"),
 ])
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_unknown_game_is_a_friendly_404(client, app, method, url):
     client.get("/")
     before = db_snapshot(app)
@@ -515,6 +518,7 @@ def csrf_app(app):
                                       "p{cy}-total": "5", "action": "save"}),
     ("/games/{game}/undo", {}),
 ], ids=["new", "seating", "buy", "down", "score", "undo"])
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_post_without_csrf_token_gets_a_friendly_400_and_writes_nothing(app, game, csrf_app, url, data, actions):
     game_id, ids = game
     names = {"game": game_id, "ann": ids["Ann"], "bob": ids["Bob"], "cy": ids["Cy"]}
@@ -589,6 +593,7 @@ SWEEP = [
 
 @pytest.mark.parametrize("method, url, data", SWEEP,
                          ids=[f"{i:02d}-{m}-{u.split('/')[-1] or 'home'}" for i, (m, u, _) in enumerate(SWEEP)])
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_no_request_ends_in_a_server_error(client, app, game, method, url, data):
     game_id, ids = game
     names = {"game": game_id, "ann": ids["Ann"], "bob": ids["Bob"], "cy": ids["Cy"]}

@@ -83,6 +83,7 @@ def leaders(text: str) -> list[tuple[str, int]]:
 
 
 @pytest.mark.parametrize("paper", ["letter", pytest.param("a4", marks=pytest.mark.slow)])
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_the_yearbook_has_a_cover_and_contents_pointing_at_the_right_pages_then_one_page_per_game(app, client, paper):
     games = seed_seasons(app, client)
     pages, sizes = page_texts(booklet_pdf(app, paper))
@@ -291,6 +292,7 @@ def test_the_web_yearbook_is_made_by_one_render_process_and_kept_for_every_worke
     assert again.status_code == 200 and again.data == made.data
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_yearbook_is_laid_out_in_a_process_of_its_own_and_its_errors_come_back():
     pdf = documents.html_to_pdf_apart("<h1>Season 2026</h1>")
     assert pdf.startswith(b"%PDF") and b"%%EOF" in pdf[-64:]

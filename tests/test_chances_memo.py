@@ -151,6 +151,7 @@ CHANGES = {
 
 @pytest.mark.parametrize("latest", [None, 16])
 @pytest.mark.parametrize("change", list(CHANGES))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_change_to_the_hands_it_is_drawn_from_simulates_again(seeded, client, simulations, monkeypatch,
                                                                 change, latest):
     if latest:

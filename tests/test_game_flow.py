@@ -203,6 +203,7 @@ SHANGHAI_10_ROUNDS = [
 # Cy 10+10−50+10+15+0+30+5+0+5 = 35
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_shanghai_10_blind_bonuses_are_subtracted(client, app, actions):
     game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Bob")
     expected_dealers = [(1, "Bob"), (2, "Cy"), (3, "Ann"), (4, "Bob"), (5, "Cy"),
@@ -269,6 +270,7 @@ ONLINE_11_ROUNDS = [
 # Cy 10+9+0+10+50+20+0+6+16+3+0 = 124 · Di 7+33+4+0+10+4+20+0+50+10+5 = 143
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_online_11_two_of_clubs_and_thirteen_cards_in_the_last_rounds(client, app, actions):
     game_id = actions.new_game("online-11", ["Ann", "Bob", "Cy", "Di"], first_dealer="Di")
     expected_dealers = [(1, "Di"), (2, "Ann"), (3, "Bob"), (4, "Cy"), (5, "Di"), (6, "Ann"),

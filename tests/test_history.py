@@ -210,6 +210,7 @@ def family(tmp_path_factory):
 # -- 1. player figures, records and head-to-head -------------------------------------------
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_players_page_lists_games_wins_win_rate_and_average_of_finished_games(family):
     page = family.client.get("/players")
     assert page.status_code == 200
@@ -577,6 +578,7 @@ def test_player_profile_has_a_chart_of_final_scores_by_month(family):
     assert len(ten) == 1 and ten[0][0] == seven[1][0] and ten[0][1] < seven[1][1]
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_long_history_is_charted_by_year(app, client):
     with app.app_context():
         seed_demo(access.current_family(), 600, seed=3)  # about four years of games
@@ -608,6 +610,7 @@ def test_a_long_history_is_charted_by_year(app, client):
     assert sorted(range(len(years)), key=lambda i: -lines[FAMILY_7_NAME][i][1]) == order
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_history_of_more_years_than_a_phone_shows_apart_is_charted_by_groups_of_years(app, client):
     """36 years of one game a year: 18 points of two years each, the average of both years' games at
     each, the rating at the end of each two years; links to the newest seasons still by year."""
@@ -660,6 +663,7 @@ SHORT = [(2, "Ann", {"Bob": "K", "Cy": "5"}), (3, "Ann", {"Bob": "K", "Cy": "5"}
 # Ann 0 · Bob 6×10 = 60 · Cy 6×5 = 30 — Ann wins, 6 hands won
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_abandon_asks_first_then_keeps_the_game_in_history_and_out_of_the_figures(client, app, actions):
     kept = play(client, app, "family-7", ["Ann", "Bob", "Cy"], SHORT[:1] + [
         (3, "Bob", {"Ann": "5", "Cy": "5"}), (4, "Bob", {"Ann": "5", "Cy": "5"}),
@@ -745,6 +749,7 @@ def statements_for(app, client, url: str) -> int:
     return len(sent)
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_each_page_costs_the_same_few_statements_with_10_or_200_games(client, app):
     app.config["PAGE_CACHE"] = False  # count what drawing each page costs, not a cached copy
     with app.app_context():

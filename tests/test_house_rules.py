@@ -128,6 +128,7 @@ def test_a_copied_preset_saves_as_the_same_rules(client, app, key):
     ("family-7", "A joker in a run may be taken by playing the card it stands for; jokers in sets are dead."),
     ("shanghai-rum", ""), ("shanghai-10", ""), ("online-11", ""),
 ])
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_copied_preset_says_each_wild_card_rule_once_whatever_the_wild_cards_become(client, key, words):
     data = editor(client, key)
     assert data["wild_rule"].strip() == words  # the rest is in the wild-card settings, each a line of the card

@@ -115,6 +115,7 @@ def finish(game: Game, rng: random.Random) -> None:
 
 
 @pytest.mark.parametrize("seed", range(4))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_kept_figures_equal_a_recount_after_random_finishes_edits_undos_deletions_and_abandons(app, seed):
     rng = random.Random(seed)
     with app.app_context():
@@ -190,6 +191,7 @@ def test_the_recount_command_puts_wrong_figures_right(app, runner):
         assert assert_kept_equals_recount(our_family().id) == right
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_rules_deleted_since_are_named_as_their_newest_game_recorded_them(app):
     with app.app_context():
         family = our_family()

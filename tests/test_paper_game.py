@@ -173,6 +173,7 @@ def test_start_game_takes_a_day_still_to_come_for_nothing(app):
 # -- 2. the grid --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_complete_grid_finishes_the_game_on_its_day_with_the_totals_and_winner(client, app, runner, tmp_path, actions):
     game_id = start_paper_game(client, "family-7", FOUR)
     page = client.get(f"/games/{game_id}/paper")
@@ -261,6 +262,7 @@ BAD_GRIDS = {
 
 
 @pytest.mark.parametrize("case", list(BAD_GRIDS))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_problem_is_shown_next_to_its_cell_or_round_and_nothing_is_written(client, app, case, actions):
     changes, taps, where, message = BAD_GRIDS[case]
     game_id = start_paper_game(client, "family-7", FOUR)

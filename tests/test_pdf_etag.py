@@ -5,6 +5,8 @@ no tag ever earns a 304 for a game that is not the asker's."""
 
 from __future__ import annotations
 
+import pytest
+
 from scorekeeper.extensions import counting_statements
 from tests.databases import strict_client
 from tests.pages import set_cookie
@@ -111,6 +113,7 @@ def test_a_keeper_link_s_tag_is_for_its_own_game_only(app, client, actions):
     assert sheet.status_code == 302 and "/login" in sheet.headers["Location"]
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_the_tag_is_the_same_for_the_same_document_and_changes_with_the_family_name(app, client):
     game_id = play_two_rounds(client)
     url = f"/games/{game_id}/sheet.pdf"

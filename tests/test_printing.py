@@ -41,6 +41,7 @@ def render(app, document) -> bytes:
 
 @pytest.mark.parametrize("paper", documents.PAPERS)
 @pytest.mark.parametrize("key", list(rules.VARIANTS))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_blank_sheet_for_eight_players_fits_one_page_with_every_round_and_dealer(app, key, paper):
     variant = rules.get_variant(key)
     names = PLAYERS_8[: variant.max_players]
@@ -69,6 +70,7 @@ def test_blank_sheet_for_eight_players_fits_one_page_with_every_round_and_dealer
 
 @pytest.mark.parametrize("paper", documents.PAPERS)
 @pytest.mark.parametrize("players", [2, 4, 6, 8])
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_the_deal_heading_fits_its_column(app, tmp_path, players, paper):
     """"Deal" ends with room to spare before "Dealer" begins (its cell's padding and the rule between):
     at 2-4 players it ran into the rule and was cut. Where the words are, from poppler's pdftotext."""
@@ -103,6 +105,7 @@ def test_blank_sheet_with_hand_one_skipped_starts_at_round_two(app):
 
 @pytest.mark.parametrize("paper", documents.PAPERS)
 @pytest.mark.parametrize("key", list(rules.VARIANTS))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_rule_card_fits_one_page_with_contracts_points_and_buying(app, key, paper):
     variant = rules.get_variant(key)
     pdf = render(app, documents.rule_card_document(documents.rule_card(key), paper))
@@ -187,6 +190,7 @@ def test_filled_sheet_shows_points_running_totals_and_leader(client):
     assert "Leading: Ann" in text
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_filled_sheet_of_a_finished_game_names_the_winner(client, app):
     game_id = play_two_rounds(client)
     for number in range(3, 8):  # Ann goes out every remaining hand; Bob and Cy hold a 5 each.

@@ -81,6 +81,7 @@ def _assert_kept_equals_rebuild(family_id: int) -> list[tuple]:
 
 
 @pytest.mark.parametrize("seed", range(4))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_ratings_kept_as_games_finish_and_change_equal_a_rating_of_the_whole_history(app, seed):
     rng = random.Random(seed)
     with app.app_context():
@@ -156,6 +157,7 @@ def test_a_finished_games_standings_show_each_rating_change(app, client, actions
     assert (ann.games, bob.games) == (1, 1)
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_the_players_list_and_profile_show_the_rating_with_what_it_means(app, client, actions):
     game_id = _finish_two_player_game(app, client)
     ids = actions.player_ids(game_id)

@@ -10,6 +10,8 @@ import html
 import re
 from datetime import UTC, date, datetime, timedelta
 
+import pytest
+
 from scorekeeper.rules.recap import Catch, NightRecord, RoundPlay, WentOut, game_recap
 from tests.databases import strict_client
 from tests.pages import text_of
@@ -241,6 +243,7 @@ def days_ago(days: int, hour: int) -> datetime:
     return datetime(day.year, day.month, day.day, hour)
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_record_broken_that_evening_shows_and_one_held_from_an_earlier_day_does_not(client, app):
     names = ["Ann", "Bob", "Cy"]
     earlier = play(client, app, "family-7", names, EARLIER, skip_first_hand=True)
@@ -298,6 +301,7 @@ def test_a_score_keepers_link_sees_the_recap_but_not_the_familys_records(client,
     assert record_lines(seen) == [] and "Record" not in share_text(seen)
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_member_of_another_family_on_a_score_keepers_link_sees_that_game_only(client, app, actions):
     """Signed in elsewhere is no key to this family: the link shows its one game, as to anyone."""
     names = ["Ann", "Bob", "Cy"]

@@ -63,6 +63,7 @@ def mixed(tmp_path_factory):
     drop_app(app)
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_each_hand_says_how_it_was_recorded(mixed):
     app, _, games = mixed
     with app.app_context():
@@ -183,6 +184,7 @@ def sweep(winner: str, others: list[str]) -> list:
     return [(n, winner, {name: "5" for name in others}) for n in range(2, 8)]
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_winning_streak_counts_the_games_the_player_played_and_an_average_is_rounded_half_up(client, app):
     games = [  # Mom wins all four games she plays; two games without her come between.
         (["Mom", "Dad", "Lee"], mom_wins(["Dad", "Lee"], 130)),

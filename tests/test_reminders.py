@@ -242,6 +242,7 @@ def squashed(text: str) -> str:
 
 
 @pytest.mark.parametrize("key", sorted(SPEC))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_rules_page_says_exactly_what_the_rule_card_pdf_says(client, app, key):
     variant = get_variant(key)
     visitor = strict_client(app, None)

@@ -242,6 +242,7 @@ def rules_near_the_bounds(draw) -> tuple[dict, list[str]]:
 @fuzz(40)
 @given(case=rules_near_the_bounds())
 @example(case=(BASE.to_dict(), []))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_every_path_takes_or_refuses_the_same_rules(client, app, case):
     d, _ = case
     taken = not variant_problems(rules.Variant.from_dict(copy.deepcopy(d)))
@@ -274,6 +275,7 @@ EDITOR_FIELDS = {
 
 @fuzz(40)
 @given(name=st.sampled_from(sorted(EDITOR_FIELDS)), offset=st.integers(-3, 3), huge=st.sampled_from([None, 10**9]))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_the_editor_takes_or_refuses_what_every_other_path_does(client, app, name, offset, huge):
     change, bound = CHANGES[name]
     value = huge if huge is not None else bound + offset

@@ -58,6 +58,7 @@ def _change(app, game_ids) -> dict[str, int]:
     return total
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_year_counts_only_its_finished_games(seasons):
     app, client, ids = seasons
     page = client.get("/seasons/2026")

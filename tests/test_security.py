@@ -148,6 +148,7 @@ def csp(response) -> dict[str, list[str]]:
     return {part.split()[0]: part.split()[1:] for part in policy.split(";") if part.strip()}
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_every_page_sends_the_security_headers(tmp_path):
     for name, page in site_tour(tmp_path).items():
         policy = csp(page)
@@ -454,6 +455,7 @@ def csrf_token(client, signed_in_: bool) -> str:
 
 
 @pytest.mark.parametrize("route", CSRF_ROUTES)
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_a_post_without_the_form_token_is_refused_and_changes_nothing(guarded, route):
     client, path, kwargs = csrf_request(guarded, route)
     was_signed_in = signed_in(client)
@@ -466,6 +468,7 @@ def test_a_post_without_the_form_token_is_refused_and_changes_nothing(guarded, r
 
 
 @pytest.mark.parametrize("route", CSRF_ROUTES)
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_the_same_post_with_the_form_token_goes_through(guarded, route):
     """Shows that each refusal above is the missing token, not something else in the request."""
     client, path, kwargs = csrf_request(guarded, route)
@@ -564,6 +567,7 @@ def test_names_are_escaped_on_the_live_scoreboard_and_the_share_page(app, client
 EVIL_RULES = '"><script>alert(1)</script> & <b>Bold</b>'
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_house_rules_names_are_escaped_on_every_page(client, actions):
     """A family's own rules are named (and sourced, and their event labelled) as typed: shown as
     text wherever they appear, and on the rule card as typed."""
@@ -597,6 +601,7 @@ def test_standings_chart_escapes_names(client, hostile_names):
     assert "<script" not in chart.group(0)
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_score_sheet_pdf_shows_the_names_as_typed(client, hostile_names):
     game_id, _ = hostile_names
     response = client.get(f"/games/{game_id}/sheet.pdf")

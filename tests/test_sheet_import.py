@@ -384,6 +384,7 @@ def test_a_preview_token_never_given_or_of_another_family_is_refused_without_an_
     assert page.status_code == 200 and "choose the file again" in text_of(page).lower()
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_the_preview_form_carries_a_token_only_so_a_large_sheet_imports_under_the_form_limit(client, app):
     """2,000 games with eight free-text columns: the form is the token, not the cells."""
     header = HEADER + [f"Remark {i}" for i in range(8)]

@@ -24,6 +24,7 @@ TITLES = {
 
 
 @pytest.mark.parametrize("key", sorted(VARIANTS))
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_rules_page_and_rule_card_cite_the_documents_by_title(app, key):
     guest = strict_client(app, None)
     page = text_of(guest.get(f"/rules/{key}"))

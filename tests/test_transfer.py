@@ -128,6 +128,7 @@ def build_history(client, app) -> dict[str, int]:
     return {"finished": finished, "playing": playing, "dropped": dropped}
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_export_then_import_into_a_fresh_instance_gives_back_every_field(client, app, tmp_path):
     build_history(client, app)
     download = client.get("/export.json")
@@ -165,6 +166,7 @@ def test_export_then_import_into_a_fresh_instance_gives_back_every_field(client,
         assert text_of(copy_client.get(url)) == text_of(client.get(url)), url
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_importing_the_same_export_twice_adds_nothing(client, app, tmp_path):
     build_history(client, app)
     path = tmp_path / "export.json"
@@ -449,6 +451,7 @@ def test_csv_export_has_running_totals_and_neutralised_formulas(client, app):
                 assert column in ("bonus", "points", "running_total") and int(value) < 0, (column, value)
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_csv_has_one_row_per_player_per_recorded_round(client, app):
     build_history(client, app)
     rows = csv_rows(export_text_csv(app))

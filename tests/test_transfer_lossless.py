@@ -108,6 +108,7 @@ def test_a_change_links_to_the_member_of_the_same_username_in_the_importing_fami
     assert [(c[2], c[3]) for c in stored_changes(copy_app, copied)][1:3] == [("grandma", grandma)] * 2
 
 
+@pytest.mark.slow  # a sweep or a long build: in the full suite, not the quick loop
 def test_an_export_without_change_histories_still_imports_and_exports_an_empty_history(client, app, tmp_path, actions):
     actions.add_member("Our family", "grandma")
     game_id = play_with_corrections(client, app)
