@@ -10,6 +10,14 @@ function number(text) {
   return /^-?\d{1,9}$/.test(trimmed) ? parseInt(trimmed, 10) : null;
 }
 
+// ``node``'s text set to ``text``, its text node kept: a tap changes the characters, not the nodes.
+function setText(node, text) {
+  const first = node.firstChild;
+  if (first && first.nodeType === Node.TEXT_NODE && !first.nextSibling) {
+    if (first.data !== text) first.data = text;
+  } else node.textContent = text;
+}
+
 function setupHand(hand, changed) {
   const inputs = {};
   hand.querySelectorAll("input[data-key]").forEach((input) => { inputs[input.getAttribute("data-key")] = input; });
@@ -26,6 +34,14 @@ function setupHand(hand, changed) {
   const hint = document.createElement("span");
   hint.className = "muted small";
   hint.textContent = "Tap the cards left in hand";
+  // The card just tapped in view, however many rows the box holds: read once every change is
+  // written, just before the frame is drawn, so a tap lays the page out once, not twice.
+  let scrolling = false;
+  function scrollDown() {
+    if (scrolling) return;
+    scrolling = true;
+    requestAnimationFrame(() => { scrolling = false; chosen.scrollTop = chosen.scrollHeight; });
+  }
   function chipFor(code) {
     const chip = document.createElement("button");
     chip.type = "button";
@@ -42,7 +58,7 @@ function setupHand(hand, changed) {
       const chip = chips[code] || (chips[code] = chipFor(code));
       const text = n > 1 ? label + " ×" + n : label;
       if (chip.textContent !== text) {
-        chip.textContent = text;
+        setText(chip, text);
         chip.setAttribute("aria-label", "Remove one " + label + (n > 1 ? " of " + n : ""));
       }
       if (chosen.children[index] !== chip) chosen.insertBefore(chip, chosen.children[index] || null);
@@ -57,7 +73,6 @@ function setupHand(hand, changed) {
       sum += counts[code] * parseInt(inputs[code].getAttribute("data-points"), 10);
       cards += counts[code];
     });
-    chosen.scrollTop = chosen.scrollHeight; // the card just tapped in view, however many rows the box holds
     const typed = total ? number(total.value) : null;
     // A named-event bonus (e.g. cutting the exact number of cards) counts for anyone.
     const extra = event && event.checked ? parseInt(event.getAttribute("data-event-points"), 10) : 0;
@@ -68,10 +83,11 @@ function setupHand(hand, changed) {
         (bonus ? parseInt(bonus.getAttribute("data-bonus-points"), 10) : 0);
     } else if (typed !== null) value = typed + extra;
     const shown = value ? value + " pts" : "0";
-    if (points.textContent !== shown) points.textContent = shown;
+    setText(points, shown);
     state.cards = typed !== null && !cards ? null : cards;
     state.points = value;
     changed();
+    scrollDown();
   }
   function sync() {
     Object.keys(inputs).forEach((code) => {
@@ -98,6 +114,7 @@ function setupHand(hand, changed) {
     sync();
   };
   state.render = render;
+  state.count = (code) => counts[code] || 0;
   if (total) total.addEventListener("input", render);
   if (event) event.addEventListener("change", render);
   state.refresh();
@@ -150,13 +167,15 @@ export function setupEntry(form, onChange) {
     let text = state.points + " · " + state.cards, unit = state.cards === 1 ? " card" : " cards";
     if (isOut(hand)) [text, unit] = [state.points + " · out", ""];
     else if (state.cards === null) [text, unit] = [String(state.points), " · counted"];
-    if (sum.textContent === text + unit) return;
-    sum.textContent = text;
-    if (!unit) return;
-    const word = document.createElement("span");
-    word.className = "unit";
-    word.textContent = unit;
-    sum.appendChild(word);
+    let [value, word] = sum.childNodes; // the number, then the word the CSS hides where the button is narrow
+    if (!word || value.nodeType !== Node.TEXT_NODE) {
+      sum.textContent = "";
+      value = sum.appendChild(document.createTextNode(""));
+      word = sum.appendChild(document.createElement("span"));
+      word.className = "unit";
+    }
+    if (value.data !== text) value.data = text;
+    setText(word, unit);
   }
   // The hand chosen, down to its tapped cards, above the keypad: a small phone scrolls a little.
   function reveal(hand) {
@@ -222,10 +241,7 @@ export function setupEntry(form, onChange) {
   function warnBeyondDecks(key) {
     const code = key.getAttribute("data-add"), copies = parseInt(key.getAttribute("data-copies"), 10);
     let tapped = 0;
-    hands.forEach((hand) => {
-      const input = hand.querySelector("input[data-key='" + code + "']");
-      if (!isOut(hand)) tapped += parseInt(input && input.value, 10) || 0;
-    });
+    hands.forEach((hand) => { if (!isOut(hand)) tapped += states[idOf(hand)].count(code); });
     const warning = active.querySelector("[data-tap-warning]");
     if (tapped <= copies && warning.hidden) return; // nothing to say, nothing said
     warning.hidden = tapped <= copies;
@@ -240,8 +256,8 @@ export function setupEntry(form, onChange) {
     return !isOut(hand) && states[idOf(hand)].cards === 0 && !(total && total.value.trim());
   }
   function unasked(hand) {
-    const warning = hand.querySelector("[data-tap-warning]");
-    switches[idOf(hand)].classList.remove("is-empty");
+    const warning = hand.querySelector("[data-tap-warning]"), button = switches[idOf(hand)];
+    if (button.classList.contains("is-empty")) button.classList.remove("is-empty"); // no needless restyle
     if (warning.hasAttribute("data-empty")) {
       warning.hidden = true;
       warning.removeAttribute("data-empty");
