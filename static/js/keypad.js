@@ -10,7 +10,7 @@ function number(text) {
   return /^-?\d{1,9}$/.test(trimmed) ? parseInt(trimmed, 10) : null;
 }
 
-// ``node``'s text set to ``text``, its text node kept: a tap changes the characters, not the nodes.
+// A tap changes a text's characters, not its nodes.
 function setText(node, text) {
   const first = node.firstChild;
   if (first && first.nodeType === Node.TEXT_NODE && !first.nextSibling) {
@@ -34,8 +34,7 @@ function setupHand(hand, changed) {
   const hint = document.createElement("span");
   hint.className = "muted small";
   hint.textContent = "Tap the cards left in hand";
-  // The card just tapped in view, however many rows the box holds: read once every change is
-  // written, just before the frame is drawn, so a tap lays the page out once, not twice.
+  // The card just tapped in view, read just before the frame: a tap lays the page out once.
   let scrolling = false;
   function scrollDown() {
     if (scrolling) return;
@@ -167,7 +166,7 @@ export function setupEntry(form, onChange) {
     let text = state.points + " · " + state.cards, unit = state.cards === 1 ? " card" : " cards";
     if (isOut(hand)) [text, unit] = [state.points + " · out", ""];
     else if (state.cards === null) [text, unit] = [String(state.points), " · counted"];
-    let [value, word] = sum.childNodes; // the number, then the word the CSS hides where the button is narrow
+    let [value, word] = sum.childNodes;
     if (!word || value.nodeType !== Node.TEXT_NODE) {
       sum.textContent = "";
       value = sum.appendChild(document.createTextNode(""));
@@ -257,7 +256,7 @@ export function setupEntry(form, onChange) {
   }
   function unasked(hand) {
     const warning = hand.querySelector("[data-tap-warning]"), button = switches[idOf(hand)];
-    if (button.classList.contains("is-empty")) button.classList.remove("is-empty"); // no needless restyle
+    if (button.classList.contains("is-empty")) button.classList.remove("is-empty");
     if (warning.hasAttribute("data-empty")) {
       warning.hidden = true;
       warning.removeAttribute("data-empty");
