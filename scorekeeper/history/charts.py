@@ -10,7 +10,7 @@ from markupsafe import Markup, escape
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#8F7500", "#56B4E9", "#000000", "#E69F00")
 
 WIDTH, HEIGHT = 360, 230
-LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 42
+LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 42  # left: a rating's "1000" clear of the turned axis title
 CHAR_WIDTH, LABEL_GAP = 7.2, 6  # an x label's letter at 12.5 px, and the least space between two labels
 
 
@@ -93,7 +93,7 @@ def line_chart(
         f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{TOP + plot_h}" y2="{TOP + plot_h}" class="axis"/>'
         f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" text-anchor="middle" '
         f'class="axis-title">{escape(x_title)}</text>'
-        f'<text transform="translate(11 {TOP + plot_h / 2:.1f}) rotate(-90)" text-anchor="middle" '
+        f'<text transform="translate(9 {TOP + plot_h / 2:.1f}) rotate(-90)" text-anchor="middle" '
         f'class="axis-title">{escape(y_title)}</text>'
     )
     parts.extend(_lines(series, x, y))

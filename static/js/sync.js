@@ -89,6 +89,9 @@ export function drawSync(box, plan, items, note, actions, said) {
   } else if (said) {
     line.classList.add("flash", "flash-success");
     line.textContent = said;
+  } else if (!items.length) {
+    line.classList.add("all-saved");
+    line.textContent = "All saved";
   }
   box.appendChild(line);
   const head = items[0];
