@@ -323,6 +323,20 @@ def test_rule_card_and_blank_sheet_of_house_rules_hold_contracts_and_points(clie
     assert "Gran's Shanghai" in text_of(client.get("/print"))
 
 
+def test_a_filled_sheet_of_carried_buys_has_a_full_box_per_buy_and_an_open_box_per_buy_left(client, actions):
+    """Gran's rules carry unused buys over: Bob, who saved round 1's buy, buys twice in round 2 (its own
+    limit is 1). The sheet shows his two buys and no open box; Ann and Cy keep round 2's one box open."""
+    rules_id = save(client, GRAN)
+    game_id = actions.new_game(f"house-{rules_id}", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    ids = actions.player_ids(game_id)
+    actions.record(ids, game_id, 1, "Ann", {"Bob": "K", "Cy": "5"})
+    actions.record(ids, game_id, 2, "Cy", {"Ann": "K", "Bob": "5"}, buys={"Bob": 2})
+    _, text = pdf_text(client.get(f"/games/{game_id}/sheet.pdf").data)
+    # Under each player: the boxes, then the bonus or stuck, then ● for who went out.
+    assert "1 2 sets of 3 (6) 1 buy 10 Ann -5 -5 10 10 5 5 ☐ -5 ● ☐ stuck ☐ stuck" in text
+    assert "Bob 10 5 5 15 -10 -5 ☐ stuck ■■ stuck ☐ -10 ●" in text
+
+
 def test_a_house_rule_cards_own_rules_stand_under_other_rules(client):
     rules_id = save(client, {**GRAN, "notes": "Tea before the last hand."})
     _, text = pdf_text(client.get(f"/house-rules/{rules_id}/card.pdf").data)

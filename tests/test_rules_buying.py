@@ -75,3 +75,12 @@ def test_only_the_buy_rule_asks_how_buys_are_counted():
     # What it looks for: the branches this rule object replaced.
     assert asks.search('if variant.buys_counted == "game":') and asks.search("plan.data.per_game !== null")
     assert asks.search("{% if variant.buys_counted == 'carry' %}")
+
+
+def test_no_template_works_out_the_buys_left():
+    """The buys a player has left (an empty box on the sheet, "1 buy left" in a reminder) come from the
+    buy rule (``BuyRule.left``), never from a template subtracting buys from a limit."""
+    subtracts = re.compile(r"(buy_limit|limit)\s*-\s*\w|\w\s*-\s*(buy_limit|used|made)\b")
+    templates = list((ROOT / "templates").rglob("*.html"))
+    assert [str(p.relative_to(ROOT)) for p in templates if subtracts.search(p.read_text(encoding="utf-8"))] == []
+    assert subtracts.search("{{ '☐' * (row.buy_limit - used) }}") and subtracts.search("{{ limit - made }}")

@@ -213,6 +213,7 @@ def filled_sheet(game: Game, family_name: str, today: date | None = None) -> dic
                 "points": c.result.points,
                 "total": c.running_total,
                 "buys": min(c.result.buys, limits.MOST_BUYS_PER_GAME),  # a filled box each
+                "open": variant.buy_rule.left(row["buy_limit"], c.result.buys, laid_down=False),  # an empty box each
                 "marked": st_row.round.marked,  # False: no buys or laid-down marks to print
                 "went_out": c.result.went_out,
                 "stuck": c.result.stuck,

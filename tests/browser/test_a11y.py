@@ -240,27 +240,6 @@ def _tour(live_server, browser, family, size, names=tuple(PAGES), schemes=SCHEME
             page.context.close()
 
 
-def test_every_main_page_fits_360px_and_is_screenshotted(live_server, browser, family):
-    """No page scrolls sideways at 360 px, in either colour scheme; with SCOREKEEPER_SCREENSHOTS set,
-    screenshots of both at 390 px (the same page, widened: the welcome page exists only until the first
-    sign-up)."""
-    wide = []
-    for name, scheme, page in _tour(live_server, browser, family, NARROW):
-        width = page.evaluate("document.documentElement.scrollWidth")
-        if width > NARROW[0]:
-            culprits = page.evaluate(
-                """(limit) => [...document.querySelectorAll('body *')]
-                     .filter(e => e.getBoundingClientRect().right > limit)
-                     .slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''))""",
-                NARROW[0])
-            wide.append(f"{name} ({scheme}): {width}px, widest: {', '.join(culprits)}")
-        if SCREENSHOTS:
-            page.set_viewport_size(dict(zip(("width", "height"), SHOT_SIZE)))
-            shot(page, f"a11y-{name}-{scheme}")
-            page.set_viewport_size(dict(zip(("width", "height"), NARROW)))
-    assert not wide, "Pages that scroll sideways at 360 px:\n" + "\n".join(wide)
-
-
 def _axe_file() -> Path:
     """The axe.min.js inside the installed axe-playwright-python package; a missing one fails the test."""
     install = f'{AXE_PACKAGE} (a test dependency) is missing: run `pip install -e ".[test]"`'
@@ -283,15 +262,31 @@ SCAN = """async () => {
 }"""
 
 
-def test_axe_finds_no_serious_problems_in_light_or_dark(live_server, browser, family):
-    """axe-core on every main page at 360 px, light and dark: no serious or critical violations."""
+WIDEST = """(limit) => [...document.querySelectorAll('body *')]
+  .filter(e => e.getBoundingClientRect().right > limit)
+  .slice(0, 5).map(e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''))"""
+
+
+def test_every_main_page_fits_360px_and_axe_finds_no_serious_problems_in_light_or_dark(live_server, browser, family):
+    """Every main page at 360 px, in both colour schemes, in one tour: none scrolls sideways, and axe-core
+    finds no serious or critical violation. With SCOREKEEPER_SCREENSHOTS set, screenshots of both schemes
+    at 390 px (the same page, widened: the welcome page exists only until the first sign-up)."""
     axe = _axe_file()
-    found = []
+    wide, found = [], []
     for name, scheme, page in _tour(live_server, browser, family, NARROW, bypass_csp=True):
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > NARROW[0]:
+            culprits = page.evaluate(WIDEST, NARROW[0])
+            wide.append(f"{name} ({scheme}): {width}px, widest: {', '.join(culprits)}")
+        if SCREENSHOTS:
+            page.set_viewport_size(dict(zip(("width", "height"), SHOT_SIZE)))
+            shot(page, f"a11y-{name}-{scheme}")
+            page.set_viewport_size(dict(zip(("width", "height"), NARROW)))
         page.add_script_tag(path=str(axe))
         for v in page.evaluate(SCAN):
             nodes = "\n      ".join(v["nodes"][:6]) + ("\n      …" if len(v["nodes"]) > 6 else "")
             found.append(f"{name} ({scheme}) {v['impact']} {v['id']}: {v['help']}\n      {nodes}")
+    assert not wide, "Pages that scroll sideways at 360 px:\n" + "\n".join(wide)
     assert not found, f"axe-core found {len(found)} serious/critical problems:\n" + "\n".join(found)
 
 

@@ -164,38 +164,54 @@ def family(tmp_path_factory, chromium):
 
 
 @pytest.fixture
-def page(family, browser):
-    """A signed-in phone of the family."""
-    page = phone(browser, storage_state=family.signed_in).new_page()
-    page.base_url, page.app = family.base_url, family
-    return page
+def phones(family, browser):
+    """Two signed-in phones of the family, each with its own storage, taking turns game by game: one
+    sends its game's last hands while the next game is played on the other."""
+    pages = []
+    for _ in range(2):
+        page = phone(browser, storage_state=family.signed_in).new_page()
+        page.base_url, page.app = family.base_url, family
+        pages.append(page)
+    return pages
+
+
+def check_stored(page, variant, game_id: int, shown) -> None:
+    """Once the game's phone has sent everything: each hand's points and the totals the phone showed
+    are the server's, and the standings it drew show the stored totals."""
+    app, actions = page.app, GameActions(app=page.app)
+    expect(page.locator(".game")).to_have_attribute("data-pending", "0", timeout=30_000)
+    stored = actions.stored_points(game_id)
+    seated = actions.player_ids(game_id)
+    assert len(shown) == len(variant.rounds)
+    for number, lines in zip((r.number for r in variant.rounds), shown):
+        assert [points for points, _ in lines] == [stored[number][n] for n in seated], f"round {number}"
+    with app.app_context():
+        totals = dict(db.session.execute(
+            db.select(PlayerGame.player_id, PlayerGame.total).where(PlayerGame.game_id == game_id)).all())
+        assert db.session.get(Game, game_id).status == "finished"
+    assert [total for _, total in shown[-1]] == [totals[pid] for pid in seated.values()]
+    drawn = page.locator("[data-view=standings] tfoot td[data-seat] b").all_inner_texts()
+    assert drawn == [str(totals[pid]) for pid in seated.values()]
 
 
 @pytest.mark.parametrize("key", ["family-7", "shanghai-rum", "shanghai-10", "online-11", "house"])
-def test_the_phones_points_and_totals_are_the_servers(page, key):
-    app = page.app
+def test_the_phones_points_and_totals_are_the_servers(phones, family, key):
+    app = family
     if key == "house":
         with app.app_context():
             key = save_house_rules(sole_family(), house_variant()).key
     variant = rules.VARIANTS.get(key) or _house(app, key)
     rng = random.Random(key)
-    played = 0
-    actions = GameActions(app=app)
+    played, turn, last = 0, 0, {}
     while played < HANDS:
-        game_id, shown = play_game(page, app, variant, rng)
-        expect(page.locator(".game")).to_have_attribute("data-pending", "0", timeout=30_000)
-        stored = actions.stored_points(game_id)
-        names = list(actions.player_ids(game_id))
-        for number, lines in zip((r.number for r in variant.rounds), shown):
-            assert [points for points, _ in lines] == [stored[number][n] for n in names], f"round {number}"
-        with app.app_context():
-            totals = dict(db.session.execute(
-                db.select(PlayerGame.player_id, PlayerGame.total).where(PlayerGame.game_id == game_id)).all())
-            assert db.session.get(Game, game_id).status == "finished"
-        assert [total for _, total in shown[-1]] == [totals[pid] for pid in actions.player_ids(game_id).values()]
-        drawn = page.locator("[data-view=standings] tfoot td[data-seat] b").all_inner_texts()
-        assert drawn == [str(totals[pid]) for pid in actions.player_ids(game_id).values()]
-        played += len(shown)
+        side = turn % 2
+        if side in last:  # this phone's previous game, sent while the other phone played one
+            check_stored(phones[side], variant, *last.pop(side))
+        last[side] = play_game(phones[side], app, variant, rng)
+        played += len(last[side][1])
+        turn += 1
+    for side, (game_id, shown) in last.items():
+        check_stored(phones[side], variant, game_id, shown)
 
 
 def _house(app, key: str) -> rules.Variant:
