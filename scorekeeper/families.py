@@ -39,6 +39,17 @@ class NotFound(LookupError):
     hold); a view answers 404 (``web.errors``)."""
 
 
+def lock_family(family_id: int) -> None:
+    """Hold the family's row until the transaction ends, so family-wide work (its ratings, its kept
+    rules) runs one request at a time.
+
+    ``FOR NO KEY UPDATE``, not ``FOR UPDATE``: a request that has already added a row naming the
+    family (a game, a submission id) holds PostgreSQL's key-share lock on it, which ``FOR UPDATE``
+    waits for; two such requests each waiting for the other's was a deadlock. SQLite's writers
+    queue anyway."""
+    db.session.execute(db.select(Family.id).where(Family.id == family_id).with_for_update(key_share=True))
+
+
 def commit_for(family_id: int) -> None:
     """Commit a change to a family's games, moving its version on so cached pages are redrawn."""
     db.session.execute(update(Family).where(Family.id == family_id).values(version=Family.version + 1))

@@ -29,7 +29,7 @@ import sqlalchemy as sa
 from scorekeeper import families, rules
 from scorekeeper.extensions import db
 from scorekeeper.games import service
-from scorekeeper.models import Game, GameRound, PlayerGame, Result, RoundChange
+from scorekeeper.models import Game, GameRound, Player, PlayerGame, Result, RoundChange
 from tests.actions import GameActions
 from tests.databases import POSTGRES_URL, TEST_PASSWORD, TEST_USERNAME, make_app
 from tests.pages import input_value, text_of
@@ -451,3 +451,40 @@ def test_scoreboard_polls_get_304_from_every_worker_until_a_change_on_any(served
     assert len({r.etag for r in changed}) == 1
     assert all(re.search(r'Cy</th>\s*<td class="num">1/3', r.body) for r in changed)
     assert {r.status for r in polls(changed[0].etag)} == {304}
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL: set SCOREKEEPER_TEST_DATABASE_URL (SQLite's writers queue)")
+def test_two_requests_that_each_wrote_a_row_of_the_family_take_its_lock_in_turn_never_deadlocked(app):
+    """A game started on one phone (its new row names the family, then its rules are noted under the
+    family's lock) while another phone's hand ends a game (its submission id names the family, then the
+    ratings are redone under the same lock): one waits for the other, and both are stored."""
+    with app.app_context():
+        family_id = families.sole_family().id
+    wrote = {name: threading.Event() for name in ("A", "B")}
+    failed = []
+
+    def request(name: str, other: str) -> None:
+        with app.app_context():
+            try:
+                db.session.execute(sa.text("SET lock_timeout = '10s'"))
+                db.session.add(Player(family_id=family_id, name=f"Player {name}"))
+                db.session.flush()  # the new row holds a key-share lock on the family's row
+                wrote[name].set()
+                assert wrote[other].wait(10)
+                families.lock_family(family_id)
+                db.session.commit()
+            except Exception as error:  # a deadlock, reported below
+                db.session.rollback()
+                failed.append(f"{name}: {type(error).__name__}: {str(error).splitlines()[0]}")
+                wrote[name].set()
+
+    threads = [threading.Thread(target=request, args=pair) for pair in (("A", "B"), ("B", "A"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert failed == []
+    with app.app_context():
+        names = set(db.session.execute(sa.select(Player.name).where(Player.family_id == family_id))
+                    .scalars())
+    assert {"Player A", "Player B"} <= names

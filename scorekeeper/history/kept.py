@@ -15,6 +15,7 @@ from dataclasses import fields
 from sqlalchemy import func, insert, or_, select, update
 
 from ..extensions import db
+from ..families import lock_family
 from ..models import FINISHED, Family, Game, PlayerGame
 from ..rules import tallies
 from .models import NAME_LENGTH, KeptMonth, KeptPair, KeptPlayer, KeptRules, KeptStreak, KeptYear
@@ -146,7 +147,7 @@ def _name(rules: dict, key: str) -> str:
 def note_rules(game: Game) -> None:
     """A new game names its rules key (it is the newest game with that key)."""
     # Two games started at once with new rules would both find no row and both add one.
-    db.session.execute(select(Family.id).where(Family.id == game.family_id).with_for_update())
+    lock_family(game.family_id)
     row = db.session.execute(
         select(KeptRules).where(KeptRules.family_id == game.family_id, KeptRules.variant_key == game.variant_key)
     ).scalar()

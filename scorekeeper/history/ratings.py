@@ -18,7 +18,8 @@ from sqlalchemy.orm import aliased
 
 from .. import bulk
 from ..extensions import db
-from ..models import FINISHED, Family, Game, PlayerGame, Rating
+from ..families import lock_family
+from ..models import FINISHED, Game, PlayerGame, Rating
 from ..rules import ratings as model
 
 # SQLite joins at most 500 selects in one statement.
@@ -30,7 +31,7 @@ def rate_from(family_id: int, played_at: datetime | None = None, game_id: int = 
     ``None`` rates the whole history."""
     # One rating at a time per family: two requests replaying the same later games at once would
     # each start from ratings the other is rewriting (on SQLite writers queue anyway).
-    db.session.execute(select(Family.id).where(Family.id == family_id).with_for_update())
+    lock_family(family_id)
     later = _from(Rating.played_at, Rating.game_id, played_at, game_id)
     db.session.execute(db.delete(Rating).where(Rating.family_id == family_id, *later))
     # From the family's games in start order, so only the later games are read.
