@@ -196,6 +196,13 @@ def start_game(page, names: str = "Ann, Bob, Cy", rules: str = "Shanghai Rummy (
     page.locator(".chip-choice", has_text="Ann").click()
     page.get_by_role("button", name="Start game").click()
     sync_api.expect(page.locator("h1.contract")).to_have_text("Two sets of 3" if "10 contracts" in rules else "Two sets")
+    game_ready(page)
+
+
+def game_ready(page) -> None:
+    """The game's script has taken over the page (the server's round screen shows before the modules
+    run): from here a tap is drawn on the phone, not sent as the page's form."""
+    sync_api.expect(page.locator(".game")).to_have_attribute("data-pending", re.compile(r"^\d+$"))
 
 
 def all_sent(page, timeout: int = 20_000) -> None:

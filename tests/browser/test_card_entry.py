@@ -9,7 +9,7 @@ from playwright import sync_api
 from scorekeeper.extensions import db
 from scorekeeper.models import Game, GameRound, Result
 from tests.actions import GameActions
-from tests.browser.conftest import all_sent, hand, phone, shot, show_hand, sign_up, tap_cards
+from tests.browser.conftest import all_sent, game_ready, hand, phone, shot, show_hand, sign_up, tap_cards
 from tests.databases import strict_client
 
 pytestmark = pytest.mark.browser
@@ -84,6 +84,7 @@ def test_a_four_player_hand_is_saved_in_the_cards_held_plus_six_taps(page):
     sign_up(page)
     game_id = game_of(page, ["Ann", "Bob", "Cy", "Di"])
     page.goto(page.base_url + f"/games/{game_id}")
+    game_ready(page)
     held = {"Ann": ["K", "K", "5"], "Bob": ["JK"], "Di": ["A", "10", "7", "7"]}  # Cy went out
     tap = Taps()
 

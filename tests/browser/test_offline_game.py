@@ -19,6 +19,7 @@ from tests.browser.conftest import (
     all_sent,
     connection_back,
     connection_lost,
+    game_ready,
     phone,
     row,
     shot,
@@ -129,6 +130,7 @@ def test_an_evening_offline_with_the_service_worker_through_a_reload_and_a_close
         reopened.base_url, reopened.app = page.base_url, app
         reopened.goto(page.base_url + "/games/1")
         expect(reopened.locator("h1.contract")).to_have_text(ROUND_2)
+        game_ready(reopened)
         return reopened
 
     page = play_the_evening(page, between)
@@ -180,6 +182,7 @@ def signed_in_phone(browser, page, **options):
     other.get_by_label("Password").fill("shuffle the decks")
     other.get_by_role("button", name="Sign in").click()
     other.goto(page.base_url + "/games/1")
+    game_ready(other)
     return other
 
 

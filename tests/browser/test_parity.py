@@ -19,7 +19,7 @@ from scorekeeper.models import Game, PlayerGame
 from scorekeeper.rules.results import could_hold
 from scorekeeper.rules.scoring import card_totals, score_keys
 from tests.actions import GameActions
-from tests.browser.conftest import phone, served, sign_up
+from tests.browser.conftest import game_ready, phone, served, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -137,6 +137,7 @@ def play_game(page, app, variant, rng) -> tuple[int, list[list[tuple[int, int]]]
     ids = actions.player_ids(game_id)
     decks = variant.decks_for(len(NAMES))
     page.goto(f"{page.base_url}/games/{game_id}")
+    game_ready(page)
     shown, earlier = [], []
     for round_ in variant.rounds:
         limits = {pid: variant.buys_allowed(round_, [(r, h.buys) for r, hands in earlier for h in hands

@@ -11,7 +11,7 @@ from playwright import sync_api
 from scorekeeper.extensions import db
 from scorekeeper.models import RoundChange, Submission
 from tests.actions import GameActions
-from tests.browser.conftest import phone, row, tap_cards
+from tests.browser.conftest import game_ready, phone, row, tap_cards
 from tests.test_concurrency import Server, start_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -56,6 +56,7 @@ def test_a_server_killed_while_twenty_kept_actions_are_sent_applies_each_once(tm
         page.get_by_label("Password").fill("a long test password")
         page.get_by_role("button", name="Sign in").click()
         page.goto(f"{base}/games/{game_id}")
+        game_ready(page)
         page.context.set_offline(True)
 
         tap_times(page, "Ann", "Buy for", 3)
