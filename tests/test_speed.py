@@ -59,3 +59,11 @@ def test_pages_and_static_files_are_gzipped_and_static_urls_are_fingerprinted(cl
     assert b".player-row" in gzip.decompress(style.data)
     plain = client.get("/")
     assert "Content-Encoding" not in plain.headers and b"<html" in plain.data
+
+
+def test_pages_are_sent_without_their_templates_indentation(client, actions):
+    game_id = actions.new_game("shanghai-10", ["Ann", "Bob", "Cy"], first_dealer="Ann")
+    for url in ("/", f"/games/{game_id}", f"/games/{game_id}/standings", f"/games/{game_id}/rounds/1/score"):
+        page = client.get(url)
+        assert not re.search(r"^[ \t]+\S", page.text, re.MULTILINE), url
+    assert "Dealer Ann · Bob plays first" in text_of(client.get(f"/games/{game_id}"))  # words apart as before

@@ -10,6 +10,8 @@
   kept too, so a phone looking again costs no substitution and no compression.
 - Text responses are gzipped when the browser accepts it.
 - ``url_for('static', ...)`` adds a content hash (``?v=``), and such URLs are cached for a year.
+- HTML templates lose their indentation as they are compiled (``Unindented``): fewer bytes to a
+  phone, at no cost per page.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from flask import Flask, current_app, g, make_response, request, session
 from flask.globals import request_ctx
 from flask_wtf.csrf import generate_csrf
+from jinja2.ext import Extension
 
 from ..families import STARTED
 from ..lru import LRU
@@ -194,9 +197,21 @@ def _fingerprint(app: Flask, filename: str, memo: dict[str, str]) -> str:
     return memo[filename]
 
 
+class Unindented(Extension):
+    """Drops the indentation at the start of every line of an HTML template's source, once, as it is
+    compiled. A line break stays where one was, so the page looks the same: no template puts text in a
+    ``<pre>``, and a ``<textarea>``'s text comes from a variable, which this never touches."""
+
+    INDENT = re.compile(r"^[ \t]+", re.MULTILINE)
+
+    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
+        return self.INDENT.sub("", source) if name and name.endswith(".html") else source
+
+
 def init_app(app: Flask) -> None:
-    """Fingerprinted static URLs, compression, and this app's mark in the page caches."""
+    """Fingerprinted static URLs, compression, unindented templates and this app's mark in the page caches."""
     app.extensions["page_cache"] = secrets.token_hex(8)
+    app.jinja_env.add_extension(Unindented)
     memo: dict[str, str] = {}
 
     @app.url_defaults

@@ -13,7 +13,8 @@
 import { setupGame } from "./game.js";
 import "./https_hint.js"; // on plain HTTP, says once what needs HTTPS
 import * as keypad from "./keypad.js";
-import { afterFrame, forget, QUEUE, read } from "./store.js";
+import { all } from "./queue.js";
+import { afterFrame, forget } from "./store.js";
 
 // The modules arrived: early.js leaves the page as the script sets it up (it undoes that otherwise).
 document.documentElement.setAttribute("data-script", "ready");
@@ -25,7 +26,7 @@ document.addEventListener("submit", (event) => {
 
 // Signing out makes the phone forget what it kept (a shared phone): never without saying so.
 document.addEventListener("submit", (event) => {
-  const waiting = read(QUEUE, []).length;
+  const waiting = all().length;
   if (!waiting || event.defaultPrevented || !/\/logout/.test(event.target.getAttribute("action") || "")) return;
   const what = waiting === 1 ? "1 entry is" : waiting + " entries are";
   if (!window.confirm(what + " saved on this phone but not sent yet. Signing out forgets them. Sign out anyway?")) {

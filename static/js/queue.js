@@ -4,48 +4,78 @@
 // first in the queue with the reason until the family fixes, chooses or discards it; nothing
 // after it is sent meanwhile, so the order of the table is kept.
 
-import { forget, newId, QUEUE, read, write } from "./store.js";
+import { forget, newId, read, write } from "./store.js";
 
 const LEGACY = "scorekeeper-outbox"; // forms kept by the phone's earlier script
+const LIST = "scorekeeper-queue"; // actions kept as one list by the script before this one
+// Each action under a key of its own, numbered in the order made: two tabs of the app on one phone
+// add and remove their own keys, and never write back a list the other tab changed a moment before.
+const PREFIX = "scorekeeper-action:";
+const NEXT = "scorekeeper-action-next";
 
-export function all() { return read(QUEUE, []); }
-function save(items) { return write(QUEUE, items); }
+function put(item) { return write(item.key, item); }
+function keep(action) {
+  const n = read(NEXT, 0) + 1;
+  write(NEXT, n);
+  const item = Object.assign({ key: PREFIX + String(n).padStart(9, "0") + newId() }, action);
+  if (!put(item)) throw new Error("This phone's storage is full: nothing more can be kept.");
+  return item;
+}
+
+// The list the script before this one kept, taken over in its order (before anything newer is kept);
+// with the storage full it stays as it was, and is what is shown.
+function takeOver() {
+  const list = read(LIST, []);
+  try { list.forEach(keep); } catch (e) { return list; }
+  if (list.length) forget(LIST);
+  return null;
+}
+
+export function all() {
+  const left = takeOver();
+  if (left) return left;
+  const items = [], ids = new Set();
+  try {
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
+      if (key && key.indexOf(PREFIX) === 0) items.push(read(key, {}));
+    }
+  } catch (e) { /* storage refused: nothing was kept */ }
+  // Ids once each: a tab that moved the old list at the same moment as another kept it twice.
+  return items.sort((a, b) => (a.key < b.key ? -1 : 1)).filter((a) => a.id && !ids.has(a.id) && ids.add(a.id));
+}
 export function ofGame(game) { return all().filter((a) => a.game === game); }
 
 // Keep ``action`` (kind, round, and its fields) for ``game``, made on ``base``: the version of its
 // round the server will hold once this phone's own earlier actions on the round are in (each action
 // moves a round's version on by one, so another phone's change in between shows as another version).
 export function add(game, action, base) {
-  const item = Object.assign({ id: newId(), game, status: "pending", reason: "", base }, action);
-  const items = all();
-  items.push(item);
-  if (!save(items)) throw new Error("This phone's storage is full: nothing more can be kept.");
-  return item;
+  takeOver();
+  return keep(Object.assign({ id: newId(), game, status: "pending", reason: "", base }, action));
 }
 
 function update(id, change) {
-  save(all().map((a) => (a.id === id ? Object.assign({}, a, change) : a)));
+  const item = all().find((a) => a.id === id);
+  if (item) put(Object.assign(item, change));
 }
 
 // The family's answer to a refusal or a conflict.
 export function discard(id) {
   const item = all().find((a) => a.id === id);
-  save(all().filter((a) => a.id !== id));
+  if (item) forget(item.key);
   return item;
 }
 
 // Every waiting action of one round made again on the version the server holds now, in order (after
 // the family has seen the other phone's change and chosen).
 export function rebase(game, round, serverVersion) {
-  let n = 0;
-  save(all().map((a) => (a.game === game && a.round === round
-    ? Object.assign({}, a, { base: serverVersion + n++, status: "pending", reason: "", theirs: null })
-    : a)));
+  ofGame(game).filter((a) => a.round === round).forEach((a, n) => put(Object.assign(a,
+    { base: serverVersion + n, status: "pending", reason: "", theirs: null })));
 }
 
 // ``id`` replaced by a corrected action in the same place of the queue (a hand fixed after a refusal).
 export function replace(id, action) {
-  save(all().map((a) => (a.id === id ? Object.assign({}, a, action, { id: newId(), status: "pending", reason: "" }) : a)));
+  update(id, Object.assign({}, action, { id: newId(), status: "pending", reason: "" }));
 }
 
 let sending = false;
@@ -67,7 +97,7 @@ export async function send(game, hooks) {
       if (answer === null) break; // not now (signed out, an error page): it stays too
       hooks.answered(answer.body.state);
       if (answer.body.status === "applied") {
-        save(all().filter((a) => a.id !== head.id));
+        forget(head.key);
       } else {
         update(head.id, { status: answer.body.status, reason: answer.body.reason || "", by: answer.body.by || "",
           theirs: (answer.body.state.rounds || []).find((r) => r.number === head.round) || null });

@@ -1,8 +1,6 @@
 // The phone's own storage: JSON in localStorage, written before anything is drawn from it.
 // Private browsing or a full disk only makes the phone forget; the page keeps working.
 
-export const QUEUE = "scorekeeper-queue"; // the actions kept to send (queue.js), oldest first
-
 export function read(key, fallback) {
   try {
     const value = JSON.parse(localStorage.getItem(key));

@@ -199,6 +199,52 @@ def test_queue_sends_in_order_keeps_a_refusal_first_and_keeps_everything_without
     assert result == {"reached": False, "left": [["a3", "pending", 5]]}  # made again on the version now held
 
 
+def test_a_tab_sending_its_actions_rewrites_no_other_tabs_kept_action(game):
+    """Two tabs of the app on one phone share its storage. Each kept action has a key of its own, so
+    a tab that sends and drops its actions writes only theirs: an action another tab kept a moment
+    before cannot be written over by a copy of the queue that did not have it yet."""
+    game_id = open_game(game, "shanghai-10")
+    game.evaluate("localStorage.clear()")
+    game.route("**/actions", lambda route: route.fulfill(json={"status": "applied", "state": {"revision": 0,
+                                                                                             "rounds": []}}))
+    run(game, """(m, game) => {
+        m.queue.add(game, {kind: "buy", round: 1, player: 1, id: "a1"}, 0);
+        m.queue.add(game, {kind: "buy", round: 1, player: 2, id: "a2"}, 1);
+    }""", game_id)
+    other = game.context.new_page()
+    other.goto(f"{game.base_url}/games/{game_id}/standings")
+    other.evaluate("""() => import("/static/js/queue.js").then((q) => q.add(999, {kind: "buy", round: 1, player: 1,
+                                                                               id: "b1"}, 0))""")
+    result = run(game, """async (m, game) => {
+        const touched = [];
+        const [set, remove] = [Storage.prototype.setItem, Storage.prototype.removeItem];
+        Storage.prototype.setItem = function (key, value) { touched.push(key); return set.call(this, key, value); };
+        Storage.prototype.removeItem = function (key) { touched.push(key); return remove.call(this, key); };
+        const sent = m.queue.ofGame(game).map((a) => a.key);
+        const hooks = {url: "/games/" + game + "/actions", csrf: "", answered() {}, changed() {}, blocked() {}};
+        await m.queue.send(game, hooks);
+        [Storage.prototype.setItem, Storage.prototype.removeItem] = [set, remove];
+        return {touched, sent, left: m.queue.all().map((a) => a.id)};
+    }""", game_id)
+    assert result["left"] == ["b1"]
+    assert result["touched"] == result["sent"]  # each sent action's own key dropped, nothing else written
+
+
+def test_actions_kept_as_one_list_by_the_earlier_script_are_taken_over_in_order(game):
+    game_id = open_game(game, "shanghai-10")
+    result = run(game, """(m, game) => {
+        localStorage.clear();
+        localStorage.setItem("scorekeeper-queue", JSON.stringify([
+            {id: "old1", game, kind: "buy", round: 1, player: 1, base: 0, status: "pending", reason: ""},
+            {id: "old2", game, kind: "unbuy", round: 1, player: 1, base: 1, status: "refused", reason: "No buy."}]));
+        m.queue.add(game, {kind: "buy", round: 1, player: 2, id: "new1"}, 2);
+        return {kept: m.queue.ofGame(game).map((a) => [a.id, a.status, a.base]),
+                list: localStorage.getItem("scorekeeper-queue")};
+    }""", game_id)
+    assert result["kept"] == [["old1", "pending", 0], ["old2", "refused", 1], ["new1", "pending", 2]]
+    assert result["list"] is None
+
+
 def test_store_makes_ids_the_server_keeps_and_reads_what_it_wrote(game):
     open_game(game, "shanghai-10")
     result = run(game, """(m) => {
