@@ -30,7 +30,7 @@ def rate_from(family_id: int, played_at: datetime | None = None, game_id: int = 
     """Rate again every finished game of the family from ``(played_at, game_id)`` on, in order;
     ``None`` rates the whole history."""
     # One rating at a time per family: two requests replaying the same later games at once would
-    # each start from ratings the other is rewriting (on SQLite writers queue anyway).
+    # each start from ratings the other is rewriting.
     lock_family(family_id)
     later = _from(Rating.played_at, Rating.game_id, played_at, game_id)
     db.session.execute(db.delete(Rating).where(Rating.family_id == family_id, *later))

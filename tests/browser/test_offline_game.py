@@ -270,3 +270,22 @@ def test_offline_buys_left_and_each_rows_count_agree_and_a_laid_down_player_may_
     shot(page, "offline-buys-left")
     connection_back(page)
     all_sent(page)
+
+
+def test_signing_out_with_an_entry_not_yet_sent_asks_first(page):
+    """Signing out makes the phone forget what it kept: with a buy still waiting, the phone says so and
+    signs out only when told to."""
+    sign_up(page)
+    start_game(page)
+    page.route("**/actions", lambda route: route.abort())  # the server cannot be reached
+    row(page, "Bob").get_by_role("button", name="Buy for Bob").click()
+    expect(page.locator(".game")).to_have_attribute("data-pending", "1")
+    page.goto(page.base_url + "/family")
+    asked = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.get_by_role("button", name="Sign out", exact=True).click()
+    expect(page.get_by_role("button", name="Sign out", exact=True)).to_be_visible()
+    assert asked == ["1 entry is saved on this phone but not sent yet. Signing out forgets them. Sign out anyway?"]
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Sign out", exact=True).click()
+    expect(page.get_by_role("button", name="Sign in")).to_be_visible()
