@@ -23,6 +23,8 @@ PAPER = "paper"  # typed from a paper sheet: the dealer (from the seating), no b
 SHEET = "sheet"  # imported from a spreadsheet: points only (no dealer, buys or laid-down marks)
 SOURCES = (TABLE, PAPER, SHEET)
 MAX_ID = 2**31 - 1  # the largest integer an Integer column holds on every database (PostgreSQL: 32 bits)
+# A column that leads a unique constraint or a composite index has no index of its own: the database
+# finds its rows through that one.
 
 
 def utcnow() -> datetime:
@@ -45,7 +47,7 @@ class Player(db.Model):
     __table_args__ = (UniqueConstraint("family_id", "name"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
     name: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -65,7 +67,7 @@ class Game(db.Model):
     id: Mapped[int] = mapped_column(primary_key=True)
     # Identifies the game across exports and imports, so importing twice adds nothing.
     uid: Mapped[str] = mapped_column(String(32), default=new_uid)
-    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
     variant_key: Mapped[str] = mapped_column(String(40))
     # The rules as they were when the game started: later rule changes never touch it.
     rules: Mapped[dict] = mapped_column(JSON)
@@ -106,7 +108,7 @@ class Seat(db.Model):
     __table_args__ = (UniqueConstraint("game_id", "position"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"))
     player_id: Mapped[int] = mapped_column(ForeignKey("player.id"), index=True)
     position: Mapped[int]
 
@@ -121,7 +123,7 @@ class GameRound(db.Model):
     __table_args__ = (UniqueConstraint("game_id", "number"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"))
     position: Mapped[int]  # 0-based order within the game
     number: Mapped[int]  # the variant's round number (hand 1 may be skipped)
     dealer: Mapped[int]  # seat position
@@ -160,7 +162,7 @@ class Result(db.Model):
     __table_args__ = (UniqueConstraint("round_id", "player_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    round_id: Mapped[int] = mapped_column(ForeignKey("game_round.id"), index=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("game_round.id"))
     player_id: Mapped[int] = mapped_column(ForeignKey("player.id"), index=True)
     position: Mapped[int]  # the player's seat, for ordering
     buys: Mapped[int] = mapped_column(default=0)
@@ -206,7 +208,7 @@ class PlayerGame(db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
-    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"))
     player_id: Mapped[int] = mapped_column(ForeignKey("player.id"))
     variant_key: Mapped[str] = mapped_column(String(40))
     status: Mapped[str] = mapped_column(String(20))
@@ -235,7 +237,7 @@ class Rating(db.Model):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
-    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"), index=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("game.id"))
     player_id: Mapped[int] = mapped_column(ForeignKey("player.id"))
     played_at: Mapped[datetime]  # the game's start: the order games are rated in
     month: Mapped[str] = mapped_column(String(7))  # "2026-11": a profile charts the rating month by month
@@ -379,7 +381,7 @@ class HouseRules(db.Model):
     __table_args__ = (UniqueConstraint("family_id", "name", name="uq_house_rules_family_name"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"), index=True)
+    family_id: Mapped[int] = mapped_column(ForeignKey("family.id"))
     name: Mapped[str] = mapped_column(String(80))
     rules: Mapped[dict] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -405,6 +405,24 @@ def test_models_match_the_migrations(empty_url):
     assert "modify_type" in found
 
 
+def test_no_index_repeats_what_another_one_leads_with_and_a_games_rows_are_still_found_through_one(app):
+    for table in db.metadata.sorted_tables:
+        leads = [tuple(c.name for c in index.columns) for index in table.indexes] + [
+            tuple(c.name for c in constraint.columns) for constraint in table.constraints
+            if isinstance(constraint, sa.UniqueConstraint)]
+        for index in table.indexes:
+            own = tuple(c.name for c in index.columns)
+            assert not any(other != own and other[:len(own)] == own for other in leads), (table.name, own)
+    if POSTGRES_URL:
+        return  # the plans below are SQLite's
+    with app.app_context():
+        for lookup in ("game_round WHERE game_id = 1", "seat WHERE game_id = 1", "result WHERE round_id = 1",
+                       "player_game WHERE game_id = 1", "rating WHERE game_id = 1", "player WHERE family_id = 1",
+                       "game WHERE family_id = 1", "house_rules WHERE family_id = 1"):
+            plan = " ".join(row[-1] for row in db.session.execute(sa.text(f"EXPLAIN QUERY PLAN SELECT * FROM {lookup}")))
+            assert "USING INDEX" in plan or "USING COVERING INDEX" in plan, (lookup, plan)
+
+
 # -- 3. downgrades --------------------------------------------------------------------------------
 
 
